@@ -1,0 +1,55 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import {
+  AuthContext,
+  CurrentApiKeyId,
+  CurrentAuth,
+  CurrentWorkspace,
+  KeyOrBootstrapAuth,
+} from '../common/auth';
+import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { ApiKeysService } from './api-keys.service';
+import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, RevokedDto } from './dto/api-key.dto';
+
+@ApiTags('api-keys')
+@ApiSecurity('api-key')
+@Controller('v1/api-keys')
+export class ApiKeysController {
+  constructor(private readonly keys: ApiKeysService) {}
+
+  @Post()
+  @HttpCode(201)
+  @KeyOrBootstrapAuth()
+  @ApiOperation({
+    summary: 'Create an API key',
+    description:
+      'With x-api-key: a key in the caller workspace. Bootstrap: x-admin-token plus workspaceId ' +
+      '(ADMIN_TOKEN set), or workspaceId alone while the workspace has no active key (no ADMIN_TOKEN).',
+  })
+  @ApiHeader({ name: 'x-admin-token', required: false })
+  @ApiEnvelope(CreatedApiKeyDto, 201)
+  @ApiErrors(400, 401, 404)
+  create(@CurrentAuth() auth: AuthContext, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    return this.keys.create(auth, dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List the workspace keys (never the key itself)' })
+  @ApiEnvelope(ApiKeyDto, 200, 'array')
+  @ApiErrors(401)
+  list(@CurrentWorkspace() workspaceId: string): Promise<ApiKeyDto[]> {
+    return this.keys.list(workspaceId);
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Revoke a key at once; the calling key cannot revoke itself (409)' })
+  @ApiEnvelope(RevokedDto)
+  @ApiErrors(401, 404, 409)
+  revoke(
+    @CurrentWorkspace() workspaceId: string,
+    @CurrentApiKeyId() keyId: string,
+    @Param('id') id: string,
+  ): Promise<{ revoked: true }> {
+    return this.keys.revoke(workspaceId, keyId, id);
+  }
+}

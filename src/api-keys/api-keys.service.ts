@@ -1,0 +1,108 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, EntityManager, Repository } from 'typeorm';
+import { AuthContext } from '../common/auth';
+import { AuthError, ConflictError, NotFoundError, ValidationError } from '../common/errors';
+import { isUuid } from '../common/ids';
+import { MISSING_KEY } from '../common/api-key.guard';
+import { ApiKeyEntity } from './api-key.entity';
+import { generateApiKey, hashApiKey } from './api-key-auth.service';
+import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
+
+@Injectable()
+export class ApiKeysService {
+  constructor(
+    private readonly db: DataSource,
+    @InjectRepository(ApiKeyEntity) private readonly repo: Repository<ApiKeyEntity>,
+  ) {}
+
+  /** Creates a key following design §2: in the caller's workspace, or a bootstrap key. */
+  async create(auth: AuthContext, dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+    switch (auth.kind) {
+      case 'key':
+        // A key always creates in its own workspace; naming another one reveals nothing about it.
+        if (dto.workspaceId !== undefined && dto.workspaceId !== auth.workspaceId) {
+          throw new NotFoundError('workspace');
+        }
+        return this.insert(this.db.manager, auth.workspaceId, dto.name);
+      case 'admin':
+        if (dto.workspaceId === undefined) {
+          throw ValidationError.field(
+            'workspaceId',
+            'workspaceId is required when authenticating with x-admin-token',
+          );
+        }
+        return this.db.transaction(async (tx) => {
+          await this.lockWorkspace(tx, dto.workspaceId!);
+          return this.insert(tx, dto.workspaceId!, dto.name);
+        });
+      case 'bootstrap': {
+        const workspaceId = dto.workspaceId;
+        if (workspaceId === undefined) throw new AuthError(MISSING_KEY);
+        return this.db.transaction(async (tx) => {
+          // The row lock serialises concurrent bootstrap attempts: only one can see "no active key".
+          await this.lockWorkspace(tx, workspaceId);
+          const active = await tx.query(
+            'SELECT 1 FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL LIMIT 1',
+            [workspaceId],
+          );
+          if (active.length > 0) throw new AuthError(MISSING_KEY);
+          return this.insert(tx, workspaceId, dto.name);
+        });
+      }
+    }
+  }
+
+  async list(workspaceId: string): Promise<ApiKeyDto[]> {
+    const keys = await this.repo.find({
+      where: { workspaceId },
+      order: { createdAt: 'DESC', id: 'DESC' },
+    });
+    return keys.map((k) => ApiKeyDto.from(k));
+  }
+
+  async revoke(workspaceId: string, callerKeyId: string, id: string): Promise<{ revoked: true }> {
+    if (!isUuid(id)) throw new NotFoundError('API key');
+    const rows: unknown[] = await this.db.query(
+      'SELECT 1 FROM api_keys WHERE id = $1 AND workspace_id = $2',
+      [id, workspaceId],
+    );
+    if (rows.length === 0) throw new NotFoundError('API key');
+    if (id === callerKeyId) {
+      throw new ConflictError('cannot revoke the API key used for this request');
+    }
+    // Revoking twice keeps the first revocation time and answers the same.
+    await this.db.query(
+      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND workspace_id = $2',
+      [id, workspaceId],
+    );
+    return { revoked: true };
+  }
+
+  private async lockWorkspace(tx: EntityManager, workspaceId: string): Promise<void> {
+    const rows: unknown[] = isUuid(workspaceId)
+      ? await tx.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId])
+      : [];
+    if (rows.length === 0) throw new NotFoundError('workspace');
+  }
+
+  private async insert(
+    tx: EntityManager,
+    workspaceId: string,
+    name: string,
+  ): Promise<CreatedApiKeyDto> {
+    const key = generateApiKey();
+    const [row] = (await tx.query(
+      `INSERT INTO api_keys (workspace_id, name, key_hash) VALUES ($1, $2, $3)
+       RETURNING id, workspace_id, name, created_at`,
+      [workspaceId, name, hashApiKey(key)],
+    )) as Array<{ id: string; workspace_id: string; name: string; created_at: Date }>;
+    return {
+      id: row.id,
+      workspaceId: row.workspace_id,
+      name: row.name,
+      key,
+      createdAt: row.created_at.toISOString(),
+    };
+  }
+}

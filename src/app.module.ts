@@ -1,0 +1,60 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeysModule } from './api-keys/api-keys.module';
+import { ApiKeyGuard } from './common/api-key.guard';
+import { EnvelopeInterceptor } from './common/envelope.interceptor';
+import { EnvelopeExceptionFilter } from './common/exception.filter';
+import { createValidationPipe } from './common/validation';
+import { APP_CONFIG, AppConfig } from './config/app-config';
+import { ENTITIES } from './database/entities';
+import { HealthModule } from './health/health.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
+import { WorkspacesModule } from './workspaces/workspaces.module';
+
+@Global()
+@Module({})
+class ConfigModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: ConfigModule,
+      providers: [{ provide: APP_CONFIG, useValue: config }],
+      exports: [APP_CONFIG],
+    };
+  }
+}
+
+@Module({})
+export class AppModule {
+  /** The whole service for one validated configuration (the database URL must be resolved). */
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        TypeOrmModule.forRoot({
+          type: 'postgres',
+          url: config.databaseUrl,
+          entities: ENTITIES,
+          synchronize: false,
+          migrationsRun: false,
+          // Room for the executor's in-flight steps plus API traffic.
+          extra: { max: config.executor.concurrency + 10, connectionTimeoutMillis: 5000 },
+        }),
+        RateLimitModule,
+        HealthModule,
+        WorkspacesModule,
+        ApiKeysModule,
+      ],
+      providers: [
+        // Order matters: the throttler first (it limits unauthenticated callers too), then auth.
+        { provide: APP_GUARD, useClass: WorkspaceThrottlerGuard },
+        { provide: APP_GUARD, useClass: ApiKeyGuard },
+        { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
+        { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+      ],
+    };
+  }
+}

@@ -1,0 +1,39 @@
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import type { Logger as Pino } from 'pino';
+import { AppModule } from './app.module';
+import { accessLog, jsonBody, requestId } from './common/http-middleware';
+import { PinoNestLogger } from './common/logger';
+import type { AppConfig } from './config/app-config';
+
+/**
+ * Builds the HTTP application for a resolved configuration (the database URL known and migrated). Shared
+ * by `main.ts` and the tests, so that tests exercise the same middleware, filters and guards.
+ */
+export async function createApp(config: AppConfig, logger: Pino): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+    bodyParser: false,
+    logger: new PinoNestLogger(logger),
+    abortOnError: false,
+  });
+  app.disable('x-powered-by');
+  app.use(requestId());
+  app.use(accessLog(logger));
+  app.use(jsonBody());
+
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Workflow Orchestration Service')
+      .setDescription(
+        'Durable workflows with LLM steps, human approvals, cost tracking and signed webhooks. ' +
+          'Every answer uses the envelope {success, data | error}.',
+      )
+      .setVersion('1')
+      .addApiKey({ type: 'apiKey', name: 'x-api-key', in: 'header' }, 'api-key')
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
+  return app;
+}

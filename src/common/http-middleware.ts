@@ -1,0 +1,100 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import express from 'express';
+import type { Logger as Pino } from 'pino';
+import pinoHttp from 'pino-http';
+import { sendError } from './error-response';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** Echoes a well-formed `X-Request-Id` or generates one; it tags every log line of the request. */
+export function requestId(): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    (req as { id: string }).id = id;
+    res.setHeader('X-Request-Id', id);
+    next();
+  };
+}
+
+export function accessLog(logger: Pino): RequestHandler {
+  return pinoHttp({
+    logger,
+    genReqId: (req) => (req as unknown as { id: string }).id,
+    customLogLevel: (_req, res, err) =>
+      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    serializers: {
+      req: (req: { id: string; method: string; url: string }) => ({
+        id: req.id,
+        method: req.method,
+        url: req.url,
+      }),
+      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+    },
+  });
+}
+
+function hasBody(req: Request): boolean {
+  const length = req.headers['content-length'];
+  return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * JSON body parsing with the envelope for its failures: a body that is not `application/json` is 415
+ * (never parsed as a form), malformed JSON is 400, over 1 MiB is 413, and a JSON value that is not an
+ * object is 400.
+ */
+export function jsonBody(): RequestHandler {
+  const parse = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req)) {
+      req.body = {};
+      return next();
+    }
+    const type = req.headers['content-type'];
+    if (typeof type !== 'string' || !/^application\/json\s*(;|$)/i.test(type.trim())) {
+      return sendError(res, {
+        status: 415,
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        message: 'Content-Type must be application/json',
+      });
+    }
+    parse(req, res, (err?: unknown) => {
+      if (err) {
+        const e = err as { type?: string; status?: number };
+        if (e.type === 'entity.too.large' || e.status === 413) {
+          return sendError(res, {
+            status: 413,
+            code: 'PAYLOAD_TOO_LARGE',
+            message: 'request body exceeds 1 MiB',
+          });
+        }
+        if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+          return sendError(res, {
+            status: 415,
+            code: 'UNSUPPORTED_MEDIA_TYPE',
+            message: 'unsupported body encoding or charset',
+          });
+        }
+        return sendError(res, {
+          status: 400,
+          code: 'VALIDATION_ERROR',
+          message: 'malformed JSON body',
+          details: { errors: [{ field: 'body', message: 'request body is not valid JSON' }] },
+        });
+      }
+      const body: unknown = req.body;
+      if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+        return sendError(res, {
+          status: 400,
+          code: 'VALIDATION_ERROR',
+          message: 'request body must be a JSON object',
+          details: { errors: [{ field: 'body', message: 'must be a JSON object' }] },
+        });
+      }
+      next();
+    });
+  };
+}

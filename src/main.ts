@@ -1,0 +1,86 @@
+import { createPinoLogger } from './common/logger';
+import { ConfigError, loadConfig, type AppConfig } from './config/app-config';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
+import { runMigrations } from './database/migrations';
+import { createApp } from './bootstrap';
+
+const SHUTDOWN_TIMEOUT_MS = 30_000;
+
+function describeDatabase(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.username ? `${u.username}@` : ''}${u.host}${u.pathname}`;
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+async function main(): Promise<void> {
+  let config: AppConfig;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const logger = createPinoLogger(config.logLevel);
+
+  let embedded: EmbeddedDatabase | undefined;
+  if (!config.databaseUrl) {
+    logger.info('DATABASE_URL is not set: starting an embedded PostgreSQL under ./.data/postgres');
+    embedded = await startEmbeddedPostgres('.data/postgres', (m) => logger.debug({ postgres: m }));
+    config = { ...config, databaseUrl: embedded.url };
+  }
+  const databaseUrl = config.databaseUrl!;
+  const applied = await runMigrations(databaseUrl);
+  logger.info(
+    { migrations: applied },
+    applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date',
+  );
+  if (!config.adminToken) {
+    logger.warn(
+      'ADMIN_TOKEN is not set: anyone who can reach the service can create workspaces, and a ' +
+        'workspace without an active key accepts a first key without credentials',
+    );
+  }
+
+  const app = await createApp(config, logger);
+  await app.listen(config.port);
+  logger.info(
+    `listening on http://0.0.0.0:${config.port} (API docs at /docs, OpenAPI at /openapi.json); ` +
+      `database ${describeDatabase(databaseUrl)}${embedded ? ' (embedded)' : ''}; ` +
+      `executor ${config.executor.enabled ? `on, concurrency ${config.executor.concurrency}` : 'off'}; ` +
+      `rate-limit counters ${config.redisUrl ? 'in Redis' : 'in memory'}`,
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    logger.info(`${signal} received: draining and shutting down`);
+    const timer = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    try {
+      await app.close();
+      await embedded?.stop();
+      logger.info('shutdown complete');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error('failed to start:', err);
+  process.exit(1);
+});

@@ -1,0 +1,54 @@
+import { ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  ThrottlerGuard,
+  ThrottlerLimitDetail,
+  type ThrottlerModuleOptions,
+  type ThrottlerStorage,
+  InjectThrottlerOptions,
+  InjectThrottlerStorage,
+} from '@nestjs/throttler';
+import { ApiKeyAuthService } from '../api-keys/api-key-auth.service';
+import { AUTH_MODE, AuthMode, AuthenticatedRequest } from '../common/auth';
+
+/**
+ * Rate limit per workspace (design §1, §9). Runs before the API-key guard so that requests with no valid
+ * key are limited too, per client address. Headers follow the IETF RateLimit draft names.
+ */
+@Injectable()
+export class WorkspaceThrottlerGuard extends ThrottlerGuard {
+  protected override headerPrefix = 'RateLimit';
+
+  constructor(
+    @InjectThrottlerOptions() options: ThrottlerModuleOptions,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+    reflector: Reflector,
+    private readonly auth: ApiKeyAuthService,
+  ) {
+    super(options, storage, reflector);
+  }
+
+  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
+    const mode = this.reflector.getAllAndOverride<AuthMode | undefined>(AUTH_MODE, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    return mode === 'public';
+  }
+
+  protected override async getTracker(req: Record<string, any>): Promise<string> {
+    const key = await this.auth.resolve(req as AuthenticatedRequest);
+    return key.kind === 'key' ? `ws:${key.workspaceId}` : `ip:${String(req.ip)}`;
+  }
+
+  protected override async throwThrottlingException(
+    context: ExecutionContext,
+    detail: ThrottlerLimitDetail,
+  ): Promise<void> {
+    const { res } = this.getRequestResponse(context);
+    this.setResponseHeader(res, 'RateLimit-Limit', detail.limit);
+    this.setResponseHeader(res, 'RateLimit-Remaining', 0);
+    this.setResponseHeader(res, 'RateLimit-Reset', detail.timeToExpire);
+    return super.throwThrottlingException(context, detail);
+  }
+}

@@ -25,7 +25,9 @@ export class Foundation1763900000000 implements MigrationInterface {
         revoked_at timestamptz,
         CONSTRAINT api_keys_key_hash_key UNIQUE (key_hash)
       )`);
-    await q.query(`CREATE INDEX api_keys_workspace_idx ON api_keys (workspace_id, created_at DESC)`);
+    await q.query(
+      `CREATE INDEX api_keys_workspace_idx ON api_keys (workspace_id, created_at DESC)`,
+    );
   }
 
   async down(q: QueryRunner): Promise<void> {

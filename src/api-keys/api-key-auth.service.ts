@@ -6,9 +6,7 @@ import { readHeader } from '../common/auth';
 import type { AuthenticatedRequest } from '../common/auth';
 
 export type KeyResolution =
-  | { kind: 'none' }
-  | { kind: 'invalid' }
-  | { kind: 'key'; keyId: string; workspaceId: string };
+  { kind: 'none' } | { kind: 'invalid' } | { kind: 'key'; keyId: string; workspaceId: string };
 
 const RESOLUTION = Symbol('keyResolution');
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -32,12 +30,10 @@ export class ApiKeyAuthService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async resolve(req: AuthenticatedRequest): Promise<KeyResolution> {
-    const cached = (req as unknown as Record<symbol, Promise<KeyResolution>>)[RESOLUTION];
-    if (cached) return cached;
-    const pending = this.lookup(req);
-    (req as unknown as Record<symbol, Promise<KeyResolution>>)[RESOLUTION] = pending;
-    return pending;
+  resolve(req: AuthenticatedRequest): Promise<KeyResolution> {
+    const memo = req as unknown as Record<symbol, Promise<KeyResolution> | undefined>;
+    memo[RESOLUTION] ??= this.lookup(req);
+    return memo[RESOLUTION];
   }
 
   private async lookup(req: AuthenticatedRequest): Promise<KeyResolution> {

@@ -29,7 +29,10 @@ export class ApiKeysController {
   @ApiHeader({ name: 'x-admin-token', required: false })
   @ApiEnvelope(CreatedApiKeyDto, 201)
   @ApiErrors(400, 401, 404)
-  create(@CurrentAuth() auth: AuthContext, @Body() dto: CreateApiKeyDto): Promise<CreatedApiKeyDto> {
+  create(
+    @CurrentAuth() auth: AuthContext,
+    @Body() dto: CreateApiKeyDto,
+  ): Promise<CreatedApiKeyDto> {
     return this.keys.create(auth, dto);
   }
 

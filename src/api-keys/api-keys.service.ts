@@ -92,11 +92,13 @@ export class ApiKeysService {
     name: string,
   ): Promise<CreatedApiKeyDto> {
     const key = generateApiKey();
-    const [row] = (await tx.query(
+    const [row] = await tx.query<
+      Array<{ id: string; workspace_id: string; name: string; created_at: Date }>
+    >(
       `INSERT INTO api_keys (workspace_id, name, key_hash) VALUES ($1, $2, $3)
        RETURNING id, workspace_id, name, created_at`,
       [workspaceId, name, hashApiKey(key)],
-    )) as Array<{ id: string; workspace_id: string; name: string; created_at: Date }>;
+    );
     return {
       id: row.id,
       workspaceId: row.workspace_id,

@@ -3,9 +3,7 @@ import type { Request } from 'express';
 
 /** Who the request authenticated as; filled by the API-key guard (or the throttler, which runs first). */
 export type AuthContext =
-  | { kind: 'key'; keyId: string; workspaceId: string }
-  | { kind: 'admin' }
-  | { kind: 'bootstrap' };
+  { kind: 'key'; keyId: string; workspaceId: string } | { kind: 'admin' } | { kind: 'bootstrap' };
 
 export type AuthMode = 'public' | 'admin' | 'key-or-bootstrap';
 export const AUTH_MODE = 'auth:mode';
@@ -15,7 +13,8 @@ export const Public = () => SetMetadata(AUTH_MODE, 'public' satisfies AuthMode);
 /** `x-admin-token` when ADMIN_TOKEN is configured, open otherwise (workspace creation). */
 export const AdminAuth = () => SetMetadata(AUTH_MODE, 'admin' satisfies AuthMode);
 /** An API key, or the bootstrap paths of design §2 (first key of a workspace). */
-export const KeyOrBootstrapAuth = () => SetMetadata(AUTH_MODE, 'key-or-bootstrap' satisfies AuthMode);
+export const KeyOrBootstrapAuth = () =>
+  SetMetadata(AUTH_MODE, 'key-or-bootstrap' satisfies AuthMode);
 
 export interface AuthenticatedRequest extends Request {
   id: string;
@@ -25,7 +24,8 @@ export interface AuthenticatedRequest extends Request {
 /** The workspace id of the calling API key. Only valid on routes that require a key. */
 export const CurrentWorkspace = createParamDecorator((_data: unknown, ctx: ExecutionContext) => {
   const auth = ctx.switchToHttp().getRequest<AuthenticatedRequest>().auth;
-  if (auth?.kind !== 'key') throw new Error('CurrentWorkspace used on a route without API-key auth');
+  if (auth?.kind !== 'key')
+    throw new Error('CurrentWorkspace used on a route without API-key auth');
   return auth.workspaceId;
 });
 

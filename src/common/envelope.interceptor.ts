@@ -6,12 +6,14 @@ import { Paginated } from './envelope';
 @Injectable()
 export class EnvelopeInterceptor implements NestInterceptor {
   intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      map((value: unknown) =>
-        value instanceof Paginated
-          ? { success: true, data: value.data, meta: value.meta }
-          : { success: true, data: value ?? null },
-      ),
-    );
+    return next
+      .handle()
+      .pipe(
+        map((value: unknown) =>
+          value instanceof Paginated
+            ? { success: true, data: value.data, meta: value.meta }
+            : { success: true, data: value ?? null },
+        ),
+      );
   }
 }

@@ -60,7 +60,11 @@ function summarize(errors: FieldError[]): string {
 
 /** Postgres unique_violation, raised by a concurrent duplicate insert. */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  const e = err as { code?: string; constraint?: string; driverError?: { code?: string; constraint?: string } };
+  const e = err as {
+    code?: string;
+    constraint?: string;
+    driverError?: { code?: string; constraint?: string };
+  };
   const code = e?.code ?? e?.driverError?.code;
   const name = e?.constraint ?? e?.driverError?.constraint;
   return code === '23505' && (constraint === undefined || name === constraint);

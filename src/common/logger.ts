@@ -7,7 +7,11 @@ export function createPinoLogger(level: string): Pino {
     base: { service: 'workflow-orchestrator' },
     timestamp: pino.stdTimeFunctions.isoTime,
     serializers: { err: pino.stdSerializers.err },
-    redact: ['req.headers["x-api-key"]', 'req.headers["x-admin-token"]', 'req.headers.authorization'],
+    redact: [
+      'req.headers["x-api-key"]',
+      'req.headers["x-admin-token"]',
+      'req.headers.authorization',
+    ],
   });
 }
 
@@ -39,10 +43,11 @@ export class PinoNestLogger implements LoggerService {
 
   private write(level: pino.Level, message: unknown, rest: unknown[]): void {
     const args = [...rest];
-    const context = args.length > 0 && typeof args[args.length - 1] === 'string' ? args.pop() : undefined;
+    const context =
+      args.length > 0 && typeof args[args.length - 1] === 'string' ? args.pop() : undefined;
     const extra = args.find((a): a is string => typeof a === 'string');
     if (message !== null && typeof message === 'object') {
-      this.pino[level]({ context, ...(message as object) }, extra ?? '');
+      this.pino[level]({ context, ...message }, extra ?? '');
     } else {
       this.pino[level]({ context, ...(extra ? { stack: extra } : {}) }, String(message));
     }

@@ -22,7 +22,10 @@ export function ApiEnvelope(
     shape === 'one'
       ? { $ref: getSchemaPath(model) }
       : { type: 'array', items: { $ref: getSchemaPath(model) } };
-  const properties: Record<string, SchemaObject | { $ref: string }> = { success: { type: 'boolean', example: true }, data };
+  const properties: Record<string, SchemaObject | { $ref: string }> = {
+    success: { type: 'boolean', example: true },
+    data,
+  };
   if (shape === 'page') properties.meta = { $ref: getSchemaPath(PageMeta) };
   return applyDecorators(
     ApiExtraModels(model, PageMeta),

@@ -2,10 +2,7 @@ import { ValidationPipe, ValidationError as ClassValidatorError } from '@nestjs/
 import { FieldError, ValidationError } from './errors';
 
 /** Flattens class-validator's tree into `[{field, message}]` with paths like `steps[2].handler`. */
-export function flattenValidationErrors(
-  errors: ClassValidatorError[],
-  parent = '',
-): FieldError[] {
+export function flattenValidationErrors(errors: ClassValidatorError[], parent = ''): FieldError[] {
   const out: FieldError[] = [];
   for (const err of errors) {
     const field = /^\d+$/.test(err.property)

@@ -12,7 +12,9 @@ export const RATE_LIMIT_STORAGE = Symbol('RATE_LIMIT_STORAGE');
       provide: RATE_LIMIT_STORAGE,
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) =>
-        config.redisUrl ? new RedisThrottlerStorage(config.redisUrl) : new ThrottlerStorageService(),
+        config.redisUrl
+          ? new RedisThrottlerStorage(config.redisUrl)
+          : new ThrottlerStorageService(),
     },
   ],
   exports: [RATE_LIMIT_STORAGE],

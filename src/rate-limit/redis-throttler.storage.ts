@@ -20,7 +20,11 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
   private readonly redis: Redis;
 
   constructor(url: string) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true });
+    this.redis = new Redis(url, {
+      lazyConnect: false,
+      maxRetriesPerRequest: 2,
+      enableOfflineQueue: true,
+    });
     this.redis.defineCommand('throttleIncrement', { numberOfKeys: 1, lua: INCREMENT });
   }
 
@@ -39,7 +43,12 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnApplicationShu
     ).throttleIncrement(redisKey, ttl)) ?? [0, ttl];
     const seconds = Math.max(1, Math.ceil(pttl / 1000));
     const isBlocked = hits > limit;
-    return { totalHits: hits, timeToExpire: seconds, isBlocked, timeToBlockExpire: isBlocked ? seconds : 0 };
+    return {
+      totalHits: hits,
+      timeToExpire: seconds,
+      isBlocked,
+      timeToBlockExpire: isBlocked ? seconds : 0,
+    };
   }
 
   async onApplicationShutdown(): Promise<void> {

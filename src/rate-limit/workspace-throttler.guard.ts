@@ -36,8 +36,8 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
     return mode === 'public';
   }
 
-  protected override async getTracker(req: Record<string, any>): Promise<string> {
-    const key = await this.auth.resolve(req as AuthenticatedRequest);
+  protected override async getTracker(req: Record<string, unknown>): Promise<string> {
+    const key = await this.auth.resolve(req as unknown as AuthenticatedRequest);
     return key.kind === 'key' ? `ws:${key.workspaceId}` : `ip:${String(req.ip)}`;
   }
 

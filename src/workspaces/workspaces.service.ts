@@ -8,7 +8,9 @@ import { WorkspaceEntity } from './workspace.entity';
 
 @Injectable()
 export class WorkspacesService {
-  constructor(@InjectRepository(WorkspaceEntity) private readonly repo: Repository<WorkspaceEntity>) {}
+  constructor(
+    @InjectRepository(WorkspaceEntity) private readonly repo: Repository<WorkspaceEntity>,
+  ) {}
 
   async create(dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
     try {

@@ -11,7 +11,9 @@ export class CreateWorkspaceDto {
   @ApiProperty({ minLength: 1, maxLength: 50, pattern: '^[a-z0-9-]+$', example: 'acme' })
   @IsString()
   @Length(1, 50)
-  @Matches(/^[a-z0-9-]+$/, { message: 'slug must contain only lowercase letters, digits and hyphens' })
+  @Matches(/^[a-z0-9-]+$/, {
+    message: 'slug must contain only lowercase letters, digits and hyphens',
+  })
   slug: string;
 }
 

@@ -1,0 +1,29 @@
+/**
+ * Unit tests sit beside the code (src/**\/*.spec.ts); e2e tests in test/ run against real Postgres.
+ * NestJS 12 is ESM-only: test/support/esm-transformer.cjs compiles ES-module files under node_modules to
+ * CommonJS for Jest (on Node 20 Jest cannot require ES modules itself).
+ */
+const common = {
+  testEnvironment: 'node',
+  rootDir: __dirname,
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
+    '^.+/node_modules/.+\\.m?js$': '<rootDir>/test/support/esm-transformer.cjs',
+  },
+  transformIgnorePatterns: [],
+};
+
+module.exports = {
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      globalSetup: '<rootDir>/test/support/global-setup.mjs',
+      globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
+      slowTestThreshold: 30,
+    },
+  ],
+  testTimeout: 60000,
+};

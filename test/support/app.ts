@@ -1,0 +1,60 @@
+import type { INestApplication } from '@nestjs/common';
+import type { AddressInfo } from 'node:net';
+import { Client } from 'pg';
+import request from 'supertest';
+import type TestAgent from 'supertest/lib/agent';
+import { createApp } from '../../src/bootstrap';
+import { createPinoLogger } from '../../src/common/logger';
+import { loadConfig, type AppConfig } from '../../src/config/app-config';
+import { fileDatabaseUrl } from './database';
+
+export interface TestApp {
+  app: INestApplication;
+  config: AppConfig;
+  /** supertest bound to the running server. */
+  http: TestAgent;
+  baseUrl: string;
+  databaseUrl: string;
+  /** Runs SQL against the app's database (for assertions only, never to arrange state). */
+  sql<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real application (same middleware, guards and filters as `main.ts`) on a loopback port,
+ * against this test file's database unless `databaseUrl` is given. `env` overrides configuration the
+ * way environment variables would.
+ */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { databaseUrl?: string } = {},
+): Promise<TestApp> {
+  const databaseUrl = options.databaseUrl ?? (await fileDatabaseUrl());
+  const config = loadConfig({
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    RATE_LIMIT_MAX: '0',
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    EXECUTOR_POLL_INTERVAL_MS: '200',
+    ...env,
+    DATABASE_URL: databaseUrl,
+  });
+  const app = await createApp(config, createPinoLogger(config.logLevel));
+  await app.listen(0, '127.0.0.1');
+  const { port } = app.getHttpServer().address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  return {
+    app,
+    config,
+    http: request(baseUrl),
+    baseUrl,
+    databaseUrl,
+    sql: async <T>(text: string, params?: unknown[]) =>
+      (await client.query(text, params)).rows as T[],
+    close: async () => {
+      await client.end();
+      await app.close();
+    },
+  };
+}

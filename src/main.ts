@@ -1,3 +1,4 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createPinoLogger } from './common/logger';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
@@ -28,10 +29,42 @@ async function main(): Promise<void> {
   }
   const logger = createPinoLogger(config.logLevel);
 
-  let embedded: EmbeddedDatabase | undefined;
+  const running: { app?: NestExpressApplication; embedded?: EmbeddedDatabase } = {};
+  // Installed before anything starts, so that a signal during start-up still stops what has started.
+  // Order on shutdown: drain HTTP and close the app (requests in flight still have their database),
+  // then stop the embedded PostgreSQL. A second signal forces the exit.
+  let stopping = false;
+  const shutdown = async (signal: string): Promise<void> => {
+    if (stopping) {
+      logger.warn(`${signal} received again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info(`${signal} received: draining and shutting down`);
+    const timer = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    try {
+      await running.app?.close();
+      await running.embedded?.stop();
+      logger.info('shutdown complete');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'error during shutdown');
+      process.exit(1);
+    }
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
   if (!config.databaseUrl) {
     logger.info('DATABASE_URL is not set: starting an embedded PostgreSQL under ./.data/postgres');
-    embedded = await startEmbeddedPostgres('.data/postgres', (m) => logger.debug({ postgres: m }));
+    const embedded = await startEmbeddedPostgres('.data/postgres', (m) =>
+      logger.debug({ postgres: m }),
+    );
+    running.embedded = embedded;
     config = { ...config, databaseUrl: embedded.url };
   }
   const databaseUrl = config.databaseUrl!;
@@ -48,36 +81,15 @@ async function main(): Promise<void> {
   }
 
   const app = await createApp(config, logger);
+  running.app = app;
+  if (stopping) return;
   await app.listen(config.port);
   logger.info(
     `listening on http://0.0.0.0:${config.port} (API docs at /docs, OpenAPI at /openapi.json); ` +
-      `database ${describeDatabase(databaseUrl)}${embedded ? ' (embedded)' : ''}; ` +
+      `database ${describeDatabase(databaseUrl)}${running.embedded ? ' (embedded)' : ''}; ` +
       `executor ${config.executor.enabled ? `on, concurrency ${config.executor.concurrency}` : 'off'}; ` +
       `rate-limit counters ${config.redisUrl ? 'in Redis' : 'in memory'}`,
   );
-
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    logger.info(`${signal} received: draining and shutting down`);
-    const timer = setTimeout(() => {
-      logger.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
-    timer.unref();
-    try {
-      await app.close();
-      await embedded?.stop();
-      logger.info('shutdown complete');
-      process.exit(0);
-    } catch (err) {
-      logger.error({ err }, 'error during shutdown');
-      process.exit(1);
-    }
-  };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
 }
 
 main().catch((err: unknown) => {

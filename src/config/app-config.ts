@@ -208,6 +208,8 @@ export const CONFIG_VARIABLES = [
   'LOG_LEVEL',
 ] as const;
 
+const TYPE_RULES = ['isInt', 'isBoolean', 'isString'];
+
 /** Validates an environment (process.env by default) and returns the typed configuration. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const relevant: Record<string, string> = {};
@@ -217,11 +219,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     if (value !== undefined && value.trim() !== '') relevant[name] = value;
   }
   const vars = plainToInstance(EnvironmentVariables, relevant, { exposeDefaultValues: true });
-  const problems = validateSync(vars, { skipMissingProperties: false }).flatMap((e) =>
-    Object.values(e.constraints ?? {}).map(
-      (m) => `${e.property}: ${m.replace(`${e.property} `, '')}`,
-    ),
-  );
+  // One message per variable: the type check when it failed ("PORT=abc" is not an integer, rather
+  // than also "not greater than 65535"), otherwise the first rule broken.
+  const problems = validateSync(vars, { skipMissingProperties: false }).map((e) => {
+    const constraints = e.constraints ?? {};
+    const rule = TYPE_RULES.find((r) => r in constraints) ?? Object.keys(constraints)[0];
+    return `${e.property}: ${(constraints[rule] ?? 'is invalid').replace(`${e.property} `, '')}`;
+  });
   const retryDelays = (vars.WEBHOOK_RETRY_DELAYS_MS ?? '0,5000,30000')
     .split(',')
     .map((s) => Number(s.trim()));

@@ -1,0 +1,145 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMinSize,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Min,
+  ValidateNested,
+  validateSync,
+} from 'class-validator';
+import { ValidationError } from './errors';
+import { createValidationPipe, flattenValidationErrors } from './validation';
+
+class RetryDto {
+  @IsInt()
+  @Min(1)
+  maxAttempts: number;
+}
+
+class StepDto {
+  @IsString()
+  name: string;
+
+  @IsString()
+  handler: string;
+
+  @IsOptional()
+  @ValidateNested()
+  @Type(() => RetryDto)
+  retry?: RetryDto;
+}
+
+class DefinitionDto {
+  @IsString()
+  @Length(1, 200)
+  name: string;
+
+  @ArrayMinSize(1)
+  @ValidateNested({ each: true })
+  @Type(() => StepDto)
+  steps: StepDto[];
+}
+
+const pipe = createValidationPipe();
+
+async function rejectionOf(body: unknown): Promise<ValidationError> {
+  try {
+    await pipe.transform(body, { type: 'body', metatype: DefinitionDto });
+  } catch (err) {
+    if (err instanceof ValidationError) return err;
+    throw err;
+  }
+  throw new Error('expected the pipe to reject the body');
+}
+
+const validStep = { name: 'a', handler: 'noop' };
+
+describe('flattenValidationErrors', () => {
+  it('names top-level fields by their property', () => {
+    const dto = Object.assign(new RetryDto(), { maxAttempts: 0 });
+    expect(flattenValidationErrors(validateSync(dto))).toEqual([
+      { field: 'maxAttempts', message: 'maxAttempts must not be less than 1' },
+    ]);
+  });
+
+  it('names array elements and their fields like steps[2].handler', async () => {
+    const err = await rejectionOf({
+      name: 'flow',
+      steps: [validStep, validStep, { name: 'c', handler: 42 }],
+    });
+    expect(err.details).toEqual({
+      errors: [{ field: 'steps[2].handler', message: 'handler must be a string' }],
+    });
+  });
+
+  it('names fields of objects nested in array elements like steps[0].retry.maxAttempts', async () => {
+    const err = await rejectionOf({
+      name: 'flow',
+      steps: [{ ...validStep, retry: { maxAttempts: 0 } }],
+    });
+    expect(err.details).toEqual({
+      errors: [{ field: 'steps[0].retry.maxAttempts', message: expect.any(String) }],
+    });
+  });
+
+  it('lists every broken rule of every field', async () => {
+    const err = await rejectionOf({ name: '', steps: [{ handler: 'x' }, { name: 'b' }] });
+    const fields = (err.details?.errors as Array<{ field: string }>).map((e) => e.field);
+    expect(fields).toEqual(['name', 'steps[0].name', 'steps[1].handler']);
+  });
+});
+
+describe('createValidationPipe', () => {
+  it('returns an instance of the DTO for a valid body', async () => {
+    const value: unknown = await pipe.transform(
+      { name: 'flow', steps: [validStep] },
+      { type: 'body', metatype: DefinitionDto },
+    );
+    expect(value).toBeInstanceOf(DefinitionDto);
+    expect((value as DefinitionDto).steps[0]).toBeInstanceOf(StepDto);
+  });
+
+  it('rejects unknown fields, also nested ones, as "is not allowed"', async () => {
+    const err = await rejectionOf({
+      name: 'flow',
+      steps: [{ ...validStep, colour: 'red' }],
+      extra: true,
+    });
+    const errors = err.details?.errors as unknown[];
+    expect(errors).toHaveLength(2);
+    expect(errors).toEqual(
+      expect.arrayContaining([
+        { field: 'steps[0].colour', message: 'is not allowed' },
+        { field: 'extra', message: 'is not allowed' },
+      ]),
+    );
+  });
+
+  it('answers 400 VALIDATION_ERROR with the first problem in the message', async () => {
+    const err = await rejectionOf({ name: 'flow', steps: [] });
+    expect(err.status).toBe(400);
+    expect(err.code).toBe('VALIDATION_ERROR');
+    expect(err.message).toBe('steps: steps must contain at least 1 elements');
+  });
+
+  it('counts the further problems in the message', async () => {
+    const err = await rejectionOf({});
+    expect(err.message).toMatch(/^name: .* \(and 2 more\)$/);
+  });
+
+  it('never converts types implicitly', async () => {
+    const err = await rejectionOf({ name: 7, steps: [validStep] });
+    expect(err.details).toEqual({
+      errors: [
+        {
+          field: 'name',
+          message:
+            'name must be longer than or equal to 1 and shorter than or equal to 200 characters',
+        },
+        { field: 'name', message: 'name must be a string' },
+      ],
+    });
+  });
+});

@@ -1,7 +1,12 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { DefinitionsModule } from './definitions/definitions.module';
+import { ExecutorModule } from './executor/executor.module';
+import { HandlersModule } from './handlers/handlers.module';
+import { RunsModule } from './runs/runs.module';
 import { ApiKeyGuard } from './common/api-key.guard';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { EnvelopeExceptionFilter } from './common/exception.filter';
@@ -27,12 +32,16 @@ class ConfigModule {
 
 @Module({})
 export class AppModule {
-  /** The whole service for one validated configuration (the database URL must be resolved). */
-  static forRoot(config: AppConfig): DynamicModule {
+  /**
+   * The whole service for one validated configuration (the database URL must be resolved).
+   * `extraImports` lets an embedding application add modules, e.g. its own task handlers.
+   */
+  static forRoot(config: AppConfig, extraImports: DynamicModule['imports'] = []): DynamicModule {
     return {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
+        ScheduleModule.forRoot(),
         TypeOrmModule.forRoot({
           type: 'postgres',
           url: config.databaseUrl,
@@ -46,6 +55,11 @@ export class AppModule {
         HealthModule,
         WorkspacesModule,
         ApiKeysModule,
+        DefinitionsModule,
+        RunsModule,
+        HandlersModule,
+        ExecutorModule,
+        ...(extraImports ?? []),
       ],
       providers: [
         // Order matters: the throttler first (it limits unauthenticated callers too), then auth.

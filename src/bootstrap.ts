@@ -1,3 +1,4 @@
+import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
@@ -11,12 +12,19 @@ import type { AppConfig } from './config/app-config';
  * Builds the HTTP application for a resolved configuration (the database URL known and migrated). Shared
  * by `main.ts` and the tests, so that tests exercise the same middleware, filters and guards.
  */
-export async function createApp(config: AppConfig, logger: Pino): Promise<NestExpressApplication> {
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
-    bodyParser: false,
-    logger: new PinoNestLogger(logger),
-    abortOnError: false,
-  });
+export async function createApp(
+  config: AppConfig,
+  logger: Pino,
+  extraImports: DynamicModule['imports'] = [],
+): Promise<NestExpressApplication> {
+  const app = await NestFactory.create<NestExpressApplication>(
+    AppModule.forRoot(config, extraImports),
+    {
+      bodyParser: false,
+      logger: new PinoNestLogger(logger),
+      abortOnError: false,
+    },
+  );
   app.disable('x-powered-by');
   app.use(requestId());
   app.use(accessLog(logger));

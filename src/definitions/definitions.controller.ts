@@ -1,0 +1,41 @@
+import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentWorkspace } from '../common/auth';
+import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { DefinitionsService } from './definitions.service';
+import { CreateDefinitionDto, DefinitionDto } from './dto/definition.dto';
+
+@ApiTags('workflow-definitions')
+@ApiSecurity('api-key')
+@Controller('v1/workflow-definitions')
+export class DefinitionsController {
+  constructor(private readonly definitions: DefinitionsService) {}
+
+  @Post()
+  @HttpCode(201)
+  @ApiOperation({ summary: 'Register an immutable, versioned workflow definition' })
+  @ApiEnvelope(DefinitionDto, 201)
+  @ApiErrors(400, 401, 409)
+  create(
+    @CurrentWorkspace() workspaceId: string,
+    @Body() dto: CreateDefinitionDto,
+  ): Promise<DefinitionDto> {
+    return this.definitions.create(workspaceId, dto);
+  }
+
+  @Get()
+  @ApiOperation({ summary: 'List definitions, newest first (no pagination meta)' })
+  @ApiEnvelope(DefinitionDto, 200, 'array')
+  @ApiErrors(401)
+  list(@CurrentWorkspace() workspaceId: string): Promise<DefinitionDto[]> {
+    return this.definitions.list(workspaceId);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'Get one definition' })
+  @ApiEnvelope(DefinitionDto)
+  @ApiErrors(401, 404)
+  get(@CurrentWorkspace() workspaceId: string, @Param('id') id: string): Promise<DefinitionDto> {
+    return this.definitions.get(workspaceId, id);
+  }
+}

@@ -1,0 +1,58 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsOptional,
+  IsString,
+  Length,
+  MaxLength,
+} from 'class-validator';
+import type { StepDefinition } from '../steps/step-types';
+
+export const MAX_STEPS_PER_DEFINITION = 200;
+
+export class CreateDefinitionDto {
+  @ApiProperty({ minLength: 1, maxLength: 200, example: 'order-fulfilment' })
+  @IsString()
+  @Length(1, 200)
+  name: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 50, example: '1.0.0' })
+  @IsString()
+  @Length(1, 50)
+  version: string;
+
+  @ApiPropertyOptional({ maxLength: 1000 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(1000)
+  description?: string;
+
+  @ApiProperty({
+    description:
+      'Ordered steps; each has type (task, wait, condition, external_event, llm, approval), a unique ' +
+      'name and the fields of its type (see README).',
+    example: [
+      { type: 'task', name: 'prepare', handler: 'transform', config: { expression: '{"n": 1}' } },
+      { type: 'external_event', name: 'await-payment', signalType: 'payment.received' },
+    ],
+    type: 'array',
+    items: { type: 'object' },
+  })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(MAX_STEPS_PER_DEFINITION)
+  steps: unknown[];
+}
+
+export class DefinitionDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId: string;
+  @ApiProperty() name: string;
+  @ApiProperty() version: string;
+  @ApiProperty({ nullable: true, type: String }) description: string | null;
+  @ApiProperty({ type: 'array', items: { type: 'object' } }) steps: StepDefinition[];
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}

@@ -1,0 +1,156 @@
+import { Type } from 'class-transformer';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsNumber,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateNested,
+} from 'class-validator';
+
+/**
+ * One class per step type (design §4, §5), validated with unknown fields rejected. Cross-step rules
+ * (unique names, jump targets, expressions) live in validate-steps.ts.
+ */
+export class RetryPolicyDto {
+  @IsOptional() @IsInt() @Min(1) @Max(20) maxAttempts?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(86_400_000) initialDelayMs?: number;
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(1)
+  @Max(100)
+  backoffMultiplier?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(86_400_000) maxDelayMs?: number;
+}
+
+abstract class BaseStepDto {
+  @IsString()
+  @IsIn(['task', 'wait', 'condition', 'external_event', 'llm', 'approval'])
+  type: string;
+
+  @IsString() @Length(1, 100) name: string;
+
+  @IsOptional() @IsString() @Length(1, 200) outputKey?: string;
+
+  @IsOptional() @IsObject() @ValidateNested() @Type(() => RetryPolicyDto) retry?: RetryPolicyDto;
+
+  @IsOptional() @IsInt() @Min(1) @Max(31_536_000_000) timeoutMs?: number;
+}
+
+export class TaskStepDto extends BaseStepDto {
+  @IsString() @Length(1, 100) handler: string;
+  @IsOptional() @IsObject() config?: Record<string, unknown>;
+}
+
+export class WaitStepDto extends BaseStepDto {
+  @IsOptional() @IsInt() @Min(0) @Max(31_536_000_000) durationMs?: number;
+  @IsOptional() @IsString() @Length(1, 200) until?: string;
+}
+
+export class ConditionStepDto extends BaseStepDto {
+  @IsString() @Length(1, 2000) expression: string;
+  @IsOptional() @IsString() @Length(1, 100) then?: string;
+  @IsOptional() @IsString() @Length(1, 100) else?: string;
+}
+
+export class ExternalEventStepDto extends BaseStepDto {
+  @IsOptional() @IsString() @Length(1, 100) signalType?: string;
+}
+
+export class LlmMessageDto {
+  @IsString() @IsIn(['system', 'user', 'assistant']) role: string;
+  @IsString() @MaxLength(100_000) content: string;
+}
+
+export class LlmToolDto {
+  @IsString()
+  @Matches(/^[a-zA-Z0-9_-]{1,64}$/, { message: 'name must be 1-64 letters, digits, _ or -' })
+  name: string;
+  @IsOptional() @IsString() @MaxLength(1000) description?: string;
+  @IsString() @Length(1, 100) handler: string;
+  @IsObject() parameters: Record<string, unknown>;
+}
+
+export class LlmGuardrailsDto {
+  @IsOptional() @IsInt() @Min(1) @Max(10_000_000) maxOutputChars?: number;
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(1000, { each: true })
+  blockedPatterns?: string[];
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsString({ each: true })
+  @MaxLength(1000, { each: true })
+  requiredPatterns?: string[];
+  @IsOptional() @IsObject() jsonSchema?: Record<string, unknown>;
+}
+
+export class LlmStepDto extends BaseStepDto {
+  @IsString() @Length(1, 200) model: string;
+
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(200)
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => LlmMessageDto)
+  messages: LlmMessageDto[];
+
+  @IsOptional()
+  @IsNumber({ allowNaN: false, allowInfinity: false })
+  @Min(0)
+  @Max(2)
+  temperature?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(100_000) maxTokens?: number;
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(10)
+  @IsString({ each: true })
+  @Length(1, 200, { each: true })
+  fallbackModels?: string[];
+
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(50)
+  @IsObject({ each: true })
+  @ValidateNested({ each: true })
+  @Type(() => LlmToolDto)
+  tools?: LlmToolDto[];
+
+  @IsOptional()
+  @IsObject()
+  @ValidateNested()
+  @Type(() => LlmGuardrailsDto)
+  guardrails?: LlmGuardrailsDto;
+
+  @IsOptional() @IsString() @IsIn(['text', 'json']) responseFormat?: string;
+  @IsOptional() @IsInt() @Min(0) @Max(20) maxToolRoundtrips?: number;
+}
+
+export class ApprovalStepDto extends BaseStepDto {
+  @IsString() @Length(1, 200) contentKey: string;
+  @IsOptional() @IsString() @MaxLength(10_000) prompt?: string;
+  @IsOptional() @IsString() @Length(1, 100) regenerateFrom?: string;
+}
+
+export const STEP_DTO_BY_TYPE = {
+  task: TaskStepDto,
+  wait: WaitStepDto,
+  condition: ConditionStepDto,
+  external_event: ExternalEventStepDto,
+  llm: LlmStepDto,
+  approval: ApprovalStepDto,
+} as const;

@@ -1,0 +1,122 @@
+/** The step shapes of design §4 and §5, as stored in a definition (already validated). */
+export const STEP_TYPES = [
+  'task',
+  'wait',
+  'condition',
+  'external_event',
+  'llm',
+  'approval',
+] as const;
+export type StepType = (typeof STEP_TYPES)[number];
+
+export interface RetryPolicy {
+  maxAttempts?: number;
+  initialDelayMs?: number;
+  backoffMultiplier?: number;
+  maxDelayMs?: number;
+}
+
+interface BaseStep {
+  name: string;
+  outputKey?: string;
+  retry?: RetryPolicy;
+  timeoutMs?: number;
+}
+
+export interface TaskStep extends BaseStep {
+  type: 'task';
+  handler: string;
+  config?: Record<string, unknown>;
+}
+
+export interface WaitStep extends BaseStep {
+  type: 'wait';
+  durationMs?: number;
+  until?: string;
+}
+
+export interface ConditionStep extends BaseStep {
+  type: 'condition';
+  expression: string;
+  then?: string;
+  else?: string;
+}
+
+export interface ExternalEventStep extends BaseStep {
+  type: 'external_event';
+  signalType?: string;
+}
+
+export interface LlmMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface LlmTool {
+  name: string;
+  description?: string;
+  handler: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface LlmGuardrails {
+  maxOutputChars?: number;
+  blockedPatterns?: string[];
+  requiredPatterns?: string[];
+  jsonSchema?: Record<string, unknown>;
+}
+
+export interface LlmStep extends BaseStep {
+  type: 'llm';
+  model: string;
+  messages: LlmMessage[];
+  temperature?: number;
+  maxTokens?: number;
+  fallbackModels?: string[];
+  tools?: LlmTool[];
+  guardrails?: LlmGuardrails;
+  responseFormat?: 'text' | 'json';
+  maxToolRoundtrips?: number;
+}
+
+export interface ApprovalStep extends BaseStep {
+  type: 'approval';
+  contentKey: string;
+  prompt?: string;
+  regenerateFrom?: string;
+}
+
+export type StepDefinition =
+  TaskStep | WaitStep | ConditionStep | ExternalEventStep | LlmStep | ApprovalStep;
+
+/** Default attempts per type (design §4): 3 for task and llm, 1 for the others. */
+export function defaultMaxAttempts(type: StepType): number {
+  return type === 'task' || type === 'llm' ? 3 : 1;
+}
+
+export interface ResolvedRetryPolicy {
+  maxAttempts: number;
+  initialDelayMs: number;
+  backoffMultiplier: number;
+  maxDelayMs: number;
+}
+
+export function retryPolicyOf(step: StepDefinition): ResolvedRetryPolicy {
+  return {
+    maxAttempts: step.retry?.maxAttempts ?? defaultMaxAttempts(step.type),
+    initialDelayMs: step.retry?.initialDelayMs ?? 1000,
+    backoffMultiplier: step.retry?.backoffMultiplier ?? 2,
+    maxDelayMs: step.retry?.maxDelayMs ?? 60000,
+  };
+}
+
+/** Delay before attempt `nextAttempt` (2, 3, ...): initial * multiplier^(n-2), capped. */
+export function retryDelayMs(policy: ResolvedRetryPolicy, nextAttempt: number): number {
+  const raw =
+    policy.initialDelayMs * Math.pow(policy.backoffMultiplier, Math.max(0, nextAttempt - 2));
+  return Math.min(Math.round(raw), policy.maxDelayMs);
+}
+
+export function outputKeyOf(step: StepDefinition): string {
+  return step.outputKey ?? step.name;
+}

@@ -1,0 +1,139 @@
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import type { FieldError } from '../../common/errors';
+import { expressionSyntaxError } from '../../common/jsonata';
+import { flattenValidationErrors } from '../../common/validation';
+import { STEP_DTO_BY_TYPE } from './step-dtos';
+import { STEP_TYPES, type StepDefinition } from './step-types';
+
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function regexError(pattern: string): string | undefined {
+  try {
+    new RegExp(pattern);
+    return undefined;
+  } catch (err) {
+    return `invalid regular expression: ${(err as Error).message}`;
+  }
+}
+
+/** Rules one step's own DTO cannot express (they depend on field combinations or on parsing). */
+function typeSpecificErrors(step: Record<string, unknown>, prefix: string): FieldError[] {
+  const errors: FieldError[] = [];
+  const add = (field: string, message: string) =>
+    errors.push({ field: `${prefix}.${field}`, message });
+  switch (step.type) {
+    case 'wait': {
+      if (step.durationMs !== undefined && step.until !== undefined) {
+        add('until', 'use either durationMs or until, not both');
+      }
+      const until = step.until;
+      if (typeof until === 'string' && !until.includes('{{')) {
+        if (!ISO_TIMESTAMP.test(until) || Number.isNaN(Date.parse(until))) {
+          add('until', 'must be an ISO 8601 timestamp or a {{placeholder}}');
+        }
+      }
+      break;
+    }
+    case 'condition': {
+      if (typeof step.expression === 'string') {
+        const err = expressionSyntaxError(step.expression);
+        if (err) add('expression', err);
+      }
+      break;
+    }
+    case 'task': {
+      if (step.handler === 'transform') {
+        const config = isPlainObject(step.config) ? step.config : {};
+        if (typeof config.expression !== 'string') {
+          add('config.expression', 'the transform handler needs a JSONata expression string');
+        } else {
+          const err = expressionSyntaxError(config.expression);
+          if (err) add('config.expression', err);
+        }
+      }
+      break;
+    }
+    case 'llm': {
+      const guardrails = isPlainObject(step.guardrails) ? step.guardrails : {};
+      for (const list of ['blockedPatterns', 'requiredPatterns'] as const) {
+        const patterns = guardrails[list];
+        if (!Array.isArray(patterns)) continue;
+        patterns.forEach((p, j) => {
+          const err = typeof p === 'string' ? regexError(p) : undefined;
+          if (err) add(`guardrails.${list}[${j}]`, err);
+        });
+      }
+      if (Array.isArray(step.tools)) {
+        const seen = new Set<string>();
+        step.tools.forEach((tool: unknown, j) => {
+          if (!isPlainObject(tool)) return;
+          const params = tool.parameters;
+          if (isPlainObject(params) && params.type !== undefined && params.type !== 'object') {
+            add(`tools[${j}].parameters`, 'must be a JSON Schema of type "object"');
+          }
+          if (typeof tool.name === 'string') {
+            if (seen.has(tool.name)) add(`tools[${j}].name`, `duplicate tool name "${tool.name}"`);
+            seen.add(tool.name);
+          }
+        });
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return errors;
+}
+
+/**
+ * Validates a definition's steps: each against the DTO of its type, then the rules across steps. Field
+ * paths name the offending element (`steps[2].handler`).
+ */
+export function validateSteps(raw: unknown[]): { steps: StepDefinition[]; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const names = new Map<string, number>();
+  raw.forEach((step, i) => {
+    const prefix = `steps[${i}]`;
+    if (!isPlainObject(step)) {
+      errors.push({ field: prefix, message: 'must be an object' });
+      return;
+    }
+    const type = step.type;
+    if (typeof type !== 'string' || !(STEP_TYPES as readonly string[]).includes(type)) {
+      errors.push({ field: `${prefix}.type`, message: `must be one of ${STEP_TYPES.join(', ')}` });
+      return;
+    }
+    const cls: new () => object = STEP_DTO_BY_TYPE[type as keyof typeof STEP_DTO_BY_TYPE];
+    const dto = plainToInstance(cls, step);
+    const result = validateSync(dto, {
+      whitelist: true,
+      forbidNonWhitelisted: true,
+      validationError: { target: false, value: false },
+    });
+    errors.push(...flattenValidationErrors(result, prefix));
+    errors.push(...typeSpecificErrors(step, prefix));
+    if (typeof step.name === 'string') {
+      if (names.has(step.name)) {
+        errors.push({ field: `${prefix}.name`, message: `duplicate step name "${step.name}"` });
+      } else {
+        names.set(step.name, i);
+      }
+    }
+  });
+  // Jump targets must name a step of this definition.
+  raw.forEach((step, i) => {
+    if (!isPlainObject(step)) return;
+    for (const field of ['then', 'else', 'regenerateFrom'] as const) {
+      const target = step[field];
+      if (typeof target === 'string' && !names.has(target)) {
+        errors.push({ field: `steps[${i}].${field}`, message: `no step named "${target}"` });
+      }
+    }
+  });
+  return { steps: raw as StepDefinition[], errors };
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
+import { HandlersModule } from '../handlers/handlers.module';
+import { ExecutorService } from './executor.service';
+import { RunEngine } from './run-engine';
+import { ConditionStepExecutor } from './steps/condition.step';
+import { ExternalEventStepExecutor } from './steps/external-event.step';
+import { TaskStepExecutor } from './steps/task.step';
+import { WaitStepExecutor } from './steps/wait.step';
+
+/**
+ * The durable executor. Step types are providers marked with @StepExecutorFor; other modules (LLM,
+ * approvals) add theirs the same way and the executor discovers them at boot.
+ */
+@Module({
+  imports: [DiscoveryModule, HandlersModule],
+  providers: [
+    ExecutorService,
+    RunEngine,
+    TaskStepExecutor,
+    WaitStepExecutor,
+    ConditionStepExecutor,
+    ExternalEventStepExecutor,
+  ],
+  exports: [ExecutorService],
+})
+export class ExecutorModule {}

@@ -1,0 +1,410 @@
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import {
+  BeforeApplicationShutdown,
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+} from '@nestjs/common';
+import { DiscoveryService, Reflector } from '@nestjs/core';
+import { SchedulerRegistry } from '@nestjs/schedule';
+import { Client, type Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { pgPool, withTransaction } from '../common/database';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import type { StepDefinition, StepType } from '../definitions/steps/step-types';
+import { insertEvents, type NewRunEvent } from '../runs/run-events';
+import * as SQL from './executor.sql';
+import { RunEngine, type BufferedWork, type ClaimedStep } from './run-engine';
+import {
+  STEP_EXECUTOR_TYPE,
+  type ReceivedSignal,
+  type StepExecutor,
+  type StepOutcome,
+  type WakeReason,
+} from './step-executor';
+
+const SHUTDOWN_GRACE_MS = 25_000;
+const POLL_INTERVAL_NAME = 'executor-poll';
+
+interface ClaimRow {
+  id: string;
+  run_id: string;
+  workspace_id: string;
+  step_index: number;
+  step_name: string;
+  step_type: string;
+  attempt: number;
+  wake_reason: WakeReason;
+  signal: ReceivedSignal | null;
+  started_at: Date;
+}
+
+/**
+ * Claims due step runs from Postgres and executes them, EXECUTOR_CONCURRENCY at a time. Work is found
+ * by polling (correct on its own) and sooner through LISTEN/NOTIFY. Nothing about a run lives only in
+ * this process: a waiting run is a row with a due time, so it holds no memory here.
+ */
+@Injectable()
+export class ExecutorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger(ExecutorService.name);
+  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly pool: Pool;
+  private readonly executors = new Map<string, StepExecutor>();
+  private readonly definitions = new Map<string, StepDefinition[]>();
+  /** In-flight steps: step run id -> its run and abort controller. */
+  private readonly inFlight = new Map<string, { runId: string; abort: AbortController }>();
+  private listener?: Client;
+  private heartbeat?: NodeJS.Timeout;
+  private running = false;
+  private filling = false;
+  private refill = false;
+  private idle?: () => void;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    db: DataSource,
+    private readonly engine: RunEngine,
+    private readonly discovery: DiscoveryService,
+    private readonly reflector: Reflector,
+    private readonly scheduler: SchedulerRegistry,
+  ) {
+    this.pool = pgPool(db);
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    for (const wrapper of this.discovery.getProviders()) {
+      if (!wrapper.instance || !wrapper.metatype) continue;
+      const type = this.reflector.get<StepType | undefined>(STEP_EXECUTOR_TYPE, wrapper.metatype);
+      if (type) this.executors.set(type, wrapper.instance as StepExecutor);
+    }
+    // Cancellation must reach in-flight steps on every process, even one that only serves the API.
+    await this.listen();
+    if (!this.config.executor.enabled) {
+      this.logger.log('executor disabled (EXECUTOR_ENABLED=false): serving the API only');
+      return;
+    }
+    this.running = true;
+    const poll = setInterval(() => this.tick(), this.config.executor.pollIntervalMs);
+    poll.unref();
+    this.scheduler.addInterval(POLL_INTERVAL_NAME, poll);
+    const every = Math.max(500, Math.floor(this.config.executor.leaseMs / 3));
+    this.heartbeat = setInterval(() => void this.extendLeases(), every);
+    this.heartbeat.unref();
+    this.logger.log(
+      `executor ${this.workerId} started: concurrency ${this.config.executor.concurrency}, ` +
+        `step types ${[...this.executors.keys()].join(', ')}`,
+    );
+    this.wake();
+  }
+
+  /** SIGTERM: stop claiming, let in-flight steps finish (25 s at most), hand the rest back. */
+  async beforeApplicationShutdown(): Promise<void> {
+    const wasRunning = this.running;
+    this.running = false;
+    if (this.scheduler.doesExist('interval', POLL_INTERVAL_NAME)) {
+      this.scheduler.deleteInterval(POLL_INTERVAL_NAME);
+    }
+    if (wasRunning && this.inFlight.size > 0) {
+      this.logger.log(`waiting for ${this.inFlight.size} in-flight step(s)`);
+      await Promise.race([
+        new Promise<void>((resolve) => (this.idle = resolve)),
+        new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref()),
+      ]);
+    }
+    for (const { abort } of this.inFlight.values())
+      abort.abort(new Error('executor shutting down'));
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (wasRunning) {
+      const released = await this.pool
+        .query(SQL.RELEASE_WORKER_STEPS, [this.workerId])
+        .catch(() => null);
+      if (released?.rowCount) this.logger.log(`released ${released.rowCount} unfinished step(s)`);
+    }
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** Asks the loop to look for work now. */
+  wake(): void {
+    if (!this.running) return;
+    if (this.filling) {
+      this.refill = true;
+      return;
+    }
+    void this.fill();
+  }
+
+  private tick(): void {
+    if (!this.running) return;
+    this.pool.query(SQL.REAP_EXPIRED_LEASES).then(
+      (res) => {
+        if (res.rowCount) this.logger.warn(`re-queued ${res.rowCount} step(s) whose lease expired`);
+        this.wake();
+      },
+      (err: unknown) => this.logger.error({ err }, 'lease reaper failed'),
+    );
+  }
+
+  private async fill(): Promise<void> {
+    this.filling = true;
+    try {
+      do {
+        this.refill = false;
+        while (this.running) {
+          const free = this.config.executor.concurrency - this.inFlight.size;
+          if (free <= 0) break;
+          const claimed = await this.claim(free);
+          for (const step of claimed) this.launch(step);
+          if (claimed.length < free) break;
+        }
+      } while (this.refill && this.running);
+    } catch (err) {
+      this.logger.error({ err }, 'claiming steps failed');
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  /** One transaction: claim due rows, start PENDING runs, record the start events, load run state. */
+  private async claim(limit: number): Promise<ClaimedStep[]> {
+    return withTransaction(this.pool, async (client) => {
+      const rows = (
+        await client.query<ClaimRow>(SQL.CLAIM_STEPS, [
+          this.workerId,
+          limit,
+          this.config.executor.leaseMs,
+        ])
+      ).rows;
+      if (rows.length === 0) return [];
+      const runIds = [...new Set(rows.map((r) => r.run_id))];
+      const started = await client.query<{ id: string; previous: string }>(SQL.START_RUNS, [
+        runIds,
+      ]);
+      const runs = await client.query<{
+        id: string;
+        workspace_id: string;
+        definition_id: string;
+        status: string;
+        state: Record<string, unknown>;
+        steps_executed: number;
+      }>(SQL.LOAD_RUNS, [runIds]);
+      const byId = new Map(runs.rows.map((r) => [r.id, r]));
+      const startedIds = new Set(
+        started.rows.filter((r) => r.previous === 'PENDING').map((r) => r.id),
+      );
+      const events: NewRunEvent[] = [];
+      for (const id of startedIds) {
+        const run = byId.get(id)!;
+        events.push({
+          runId: id,
+          workspaceId: run.workspace_id,
+          stepRunId: null,
+          type: 'WORKFLOW_STARTED',
+        });
+      }
+      for (const r of rows) {
+        if (r.wake_reason !== null) continue;
+        events.push({
+          runId: r.run_id,
+          workspaceId: r.workspace_id,
+          stepRunId: r.id,
+          type: 'STEP_STARTED',
+          payload: { stepName: r.step_name, stepType: r.step_type, attempt: r.attempt },
+        });
+      }
+      await insertEvents(client, events);
+      return rows.map((r) => {
+        const run = byId.get(r.run_id)!;
+        return {
+          id: r.id,
+          runId: r.run_id,
+          workspaceId: r.workspace_id,
+          stepIndex: r.step_index,
+          stepName: r.step_name,
+          stepType: r.step_type,
+          attempt: r.attempt,
+          wake: r.wake_reason,
+          signal: r.signal,
+          startedAt: r.started_at,
+          run: {
+            id: run.id,
+            workspaceId: run.workspace_id,
+            definitionId: run.definition_id,
+            state: run.state,
+            stepsExecuted: run.steps_executed,
+          },
+        };
+      });
+    });
+  }
+
+  private launch(first: ClaimedStep): void {
+    const abort = new AbortController();
+    this.inFlight.set(first.id, { runId: first.runId, abort });
+    void (async () => {
+      let current: ClaimedStep | null = first;
+      let currentAbort = abort;
+      try {
+        while (current) {
+          const next = await this.runStep(current, currentAbort);
+          this.inFlight.delete(current.id);
+          current = next;
+          if (current) {
+            currentAbort = new AbortController();
+            this.inFlight.set(current.id, { runId: current.runId, abort: currentAbort });
+          }
+        }
+      } catch (err) {
+        // The lease expires and another worker (or this one) claims the step again.
+        this.logger.error({ err, stepRunId: current?.id }, 'recording a step outcome failed');
+      } finally {
+        if (current) this.inFlight.delete(current.id);
+        if (this.inFlight.size === 0 && this.idle) this.idle();
+        this.wake();
+      }
+    })();
+  }
+
+  /** Executes one step and records its outcome; returns the run's next step to continue with, if any. */
+  private async runStep(claimed: ClaimedStep, abort: AbortController): Promise<ClaimedStep | null> {
+    const steps = await this.definitionSteps(claimed.run.definitionId);
+    const step = steps[claimed.stepIndex];
+    const executor = this.executors.get(step.type);
+    const buffered: BufferedWork = { events: [], writes: [] };
+    let outcome: StepOutcome;
+    if (!executor) {
+      outcome = {
+        kind: 'fail',
+        error: `no executor for step type "${step.type}"`,
+        retryable: false,
+      };
+    } else {
+      const signals = [abort.signal];
+      if (step.timeoutMs !== undefined && step.type !== 'external_event') {
+        signals.push(AbortSignal.timeout(step.timeoutMs));
+      }
+      const abortSignal = signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+      try {
+        outcome = await this.withTimeout(
+          executor.execute({
+            workspaceId: claimed.workspaceId,
+            runId: claimed.runId,
+            stepRunId: claimed.id,
+            stepIndex: claimed.stepIndex,
+            attempt: claimed.attempt,
+            step,
+            steps,
+            state: structuredClone(claimed.run.state),
+            wake: claimed.wake,
+            signal: claimed.signal,
+            abortSignal,
+            emit: (type, payload) => buffered.events.push({ type, payload }),
+            onCommit: (write) => buffered.writes.push(write),
+          }),
+          abortSignal,
+          step.timeoutMs,
+        );
+      } catch (err) {
+        outcome = {
+          kind: 'fail',
+          error: err instanceof Error ? err.message : String(err),
+          retryable: true,
+        };
+      }
+    }
+    if (abort.signal.aborted && !this.running) {
+      // Shutting down: the step is handed back rather than recorded as failed.
+      return null;
+    }
+    return this.engine.record(
+      this.pool,
+      this.workerId,
+      this.config.executor.leaseMs,
+      claimed,
+      steps,
+      outcome,
+      buffered,
+      this.running,
+    );
+  }
+
+  /** A step that ignores its AbortSignal still ends at its timeout. */
+  private withTimeout(
+    work: Promise<StepOutcome>,
+    signal: AbortSignal,
+    timeoutMs: number | undefined,
+  ): Promise<StepOutcome> {
+    return new Promise<StepOutcome>((resolve, reject) => {
+      const onAbort = () => {
+        const reason: unknown = signal.reason;
+        const timedOut = reason instanceof DOMException && reason.name === 'TimeoutError';
+        reject(new Error(timedOut ? `step timed out after ${timeoutMs} ms` : 'step aborted'));
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      work.then(
+        (v) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(v);
+        },
+        (e: unknown) => {
+          signal.removeEventListener('abort', onAbort);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        },
+      );
+    });
+  }
+
+  private async definitionSteps(definitionId: string): Promise<StepDefinition[]> {
+    const cached = this.definitions.get(definitionId);
+    if (cached) return cached;
+    const res = await this.pool.query<{ steps: StepDefinition[] }>(SQL.LOAD_DEFINITION_STEPS, [
+      definitionId,
+    ]);
+    const steps = res.rows[0].steps;
+    if (this.definitions.size > 5000) this.definitions.clear();
+    this.definitions.set(definitionId, steps);
+    return steps;
+  }
+
+  private async extendLeases(): Promise<void> {
+    if (this.inFlight.size === 0) return;
+    await this.pool
+      .query(SQL.EXTEND_LEASES, [
+        this.workerId,
+        [...this.inFlight.keys()],
+        this.config.executor.leaseMs,
+      ])
+      .catch((err: unknown) => this.logger.error({ err }, 'extending leases failed'));
+  }
+
+  /** A dedicated connection for LISTEN; reconnects when it drops. */
+  private async listen(): Promise<void> {
+    const url = this.config.databaseUrl!;
+    const connect = async (): Promise<void> => {
+      const client = new Client({ connectionString: url });
+      client.on('notification', (msg) => {
+        if (msg.channel === SQL.STEP_READY_CHANNEL) this.wake();
+        else if (msg.channel === SQL.RUN_CANCELLED_CHANNEL && msg.payload)
+          this.abortRun(msg.payload);
+      });
+      client.on('error', (err) => {
+        this.logger.warn({ err }, 'LISTEN connection lost; polling until it is back');
+        this.listener = undefined;
+        setTimeout(() => void connect().catch(() => undefined), 1000).unref();
+      });
+      await client.connect();
+      await client.query(`LISTEN ${SQL.STEP_READY_CHANNEL}`);
+      await client.query(`LISTEN ${SQL.RUN_CANCELLED_CHANNEL}`);
+      this.listener = client;
+    };
+    await connect();
+  }
+
+  private abortRun(runId: string): void {
+    for (const entry of this.inFlight.values()) {
+      if (entry.runId === runId) entry.abort.abort(new Error('run cancelled'));
+    }
+  }
+}

@@ -1,0 +1,295 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { Pool, PoolClient } from 'pg';
+import { withTransaction } from '../common/database';
+import {
+  outputKeyOf,
+  retryDelayMs,
+  retryPolicyOf,
+  type StepDefinition,
+} from '../definitions/steps/step-types';
+import { insertEvents, type NewRunEvent } from '../runs/run-events';
+import { enqueueWebhookEvent } from '../webhooks/outbox';
+import * as SQL from './executor.sql';
+import type { ReceivedSignal, StepOutcome, StepTransaction, WakeReason } from './step-executor';
+
+/** A run may execute at most this many steps (loops through conditions); past it, it fails. */
+export const MAX_STEPS_PER_RUN = 1000;
+
+export interface RunSnapshot {
+  id: string;
+  workspaceId: string;
+  definitionId: string;
+  state: Record<string, unknown>;
+  stepsExecuted: number;
+}
+
+/** A step run this worker holds the lease on, with what it needs to execute. */
+export interface ClaimedStep {
+  id: string;
+  runId: string;
+  workspaceId: string;
+  stepIndex: number;
+  stepName: string;
+  stepType: string;
+  attempt: number;
+  wake: WakeReason;
+  signal: ReceivedSignal | null;
+  startedAt: Date;
+  run: RunSnapshot;
+}
+
+export interface BufferedWork {
+  events: Array<Omit<NewRunEvent, 'runId' | 'workspaceId' | 'stepRunId'>>;
+  writes: Array<(tx: StepTransaction) => Promise<void>>;
+}
+
+interface RunRow {
+  id: string;
+  workspace_id: string;
+  definition_id: string;
+  status: string;
+  state: Record<string, unknown>;
+  steps_executed: number;
+}
+
+/**
+ * Records a step's outcome and advances its run, all in one transaction: the step row, the run row,
+ * the run events, any webhook outbox rows and the step's own writes commit together or not at all.
+ */
+@Injectable()
+export class RunEngine {
+  private readonly logger = new Logger(RunEngine.name);
+
+  /**
+   * Applies the outcome. Returns the run's next step when this worker should continue it at once
+   * (already claimed under `workerId`), or null.
+   */
+  async record(
+    pool: Pool,
+    workerId: string,
+    leaseMs: number,
+    claimed: ClaimedStep,
+    steps: readonly StepDefinition[],
+    outcome: StepOutcome,
+    buffered: BufferedWork,
+    continueInWorker: boolean,
+  ): Promise<ClaimedStep | null> {
+    return withTransaction(pool, async (client) => {
+      const run = (await client.query<RunRow>(SQL.LOCK_RUN, [claimed.runId])).rows[0];
+      const owned = (await client.query(SQL.CHECK_OWNERSHIP, [claimed.id, workerId])).rowCount;
+      if (!run || run.status !== 'RUNNING' || !owned) {
+        // Cancelled while in flight, or our lease was taken over: drop the result.
+        this.logger.debug(`discarding the outcome of step run ${claimed.id} (no longer ours)`);
+        if (owned) await client.query(SQL.CLOSE_ORPHAN_STEP, [claimed.id, workerId]);
+        return null;
+      }
+      const step = steps[claimed.stepIndex];
+      const events: NewRunEvent[] = [];
+      const base = { runId: run.id, workspaceId: run.workspace_id };
+      const event = (
+        type: NewRunEvent['type'],
+        payload: Record<string, unknown> = {},
+        stepRunId: string | null = claimed.id,
+      ) => events.push({ ...base, stepRunId, type, payload });
+      for (const e of buffered.events) event(e.type, e.payload);
+      const tx: StepTransaction = {
+        client,
+        workspaceId: run.workspace_id,
+        runId: run.id,
+        stepRunId: claimed.id,
+        event: (type, payload) => event(type, payload),
+      };
+      for (const write of buffered.writes) await write(tx);
+      if (outcome.effects) await outcome.effects(tx);
+
+      let next: ClaimedStep | null = null;
+      let state = run.state;
+      let status = 'RUNNING';
+      let stepsExecuted = run.steps_executed;
+      let currentIndex = claimed.stepIndex;
+      let terminal: { output: unknown; error: string | null } | null = null;
+
+      switch (outcome.kind) {
+        case 'complete': {
+          await client.query(SQL.COMPLETE_STEP, [claimed.id, JSON.stringify(outcome.output)]);
+          event('STEP_COMPLETED', {
+            stepName: claimed.stepName,
+            durationMs: Math.max(0, Date.now() - claimed.startedAt.getTime()),
+          });
+          state = { ...state, ...(outcome.statePatch ?? {}), [outputKeyOf(step)]: outcome.output };
+          stepsExecuted += 1;
+          const nextIndex = outcome.next ?? claimed.stepIndex + 1;
+          if (nextIndex >= steps.length) {
+            status = 'COMPLETED';
+            terminal = { output: state, error: null };
+          } else if (stepsExecuted >= MAX_STEPS_PER_RUN) {
+            status = 'FAILED';
+            terminal = {
+              output: null,
+              error: `run exceeded the limit of ${MAX_STEPS_PER_RUN} steps`,
+            };
+          } else {
+            currentIndex = nextIndex;
+            next = await this.startStep(
+              client,
+              workerId,
+              leaseMs,
+              run,
+              nextIndex,
+              steps,
+              continueInWorker,
+              events,
+            );
+          }
+          break;
+        }
+        case 'wait':
+          await client.query(SQL.PARK_STEP, [claimed.id, outcome.dueAt]);
+          status = 'WAITING';
+          break;
+        case 'pause':
+          await client.query(SQL.PARK_STEP, [claimed.id, null]);
+          status = 'PAUSED';
+          break;
+        case 'fail': {
+          event('STEP_FAILED', {
+            stepName: claimed.stepName,
+            error: outcome.error,
+            attempt: claimed.attempt,
+          });
+          const policy = retryPolicyOf(step);
+          state = { ...state, ...(outcome.statePatch ?? {}) };
+          if (
+            outcome.retryable &&
+            outcome.jumpTo === undefined &&
+            claimed.attempt < policy.maxAttempts
+          ) {
+            const attempt = claimed.attempt + 1;
+            const delayMs = retryDelayMs(policy, attempt);
+            await client.query(SQL.RETRY_STEP, [claimed.id, attempt, delayMs, outcome.error]);
+            event('STEP_RETRYING', { stepName: claimed.stepName, attempt, delayMs });
+            if (delayMs === 0) await client.query(SQL.NOTIFY_STEP_READY);
+          } else if (outcome.jumpTo !== undefined) {
+            await client.query(SQL.FAIL_STEP, [claimed.id, outcome.error]);
+            stepsExecuted += 1;
+            currentIndex = outcome.jumpTo;
+            next = await this.startStep(
+              client,
+              workerId,
+              leaseMs,
+              run,
+              outcome.jumpTo,
+              steps,
+              continueInWorker,
+              events,
+            );
+          } else {
+            await client.query(SQL.FAIL_STEP, [claimed.id, outcome.error]);
+            status = 'FAILED';
+            terminal = { output: null, error: outcome.error };
+          }
+          break;
+        }
+      }
+
+      if (terminal) {
+        const finished = await client.query<{ finished_at: Date }>(SQL.FINISH_RUN, [
+          run.id,
+          JSON.stringify(state),
+          currentIndex,
+          stepsExecuted,
+          status,
+          terminal.output === null ? null : JSON.stringify(terminal.output),
+          terminal.error,
+        ]);
+        const at = finished.rows[0].finished_at.toISOString();
+        if (status === 'COMPLETED') {
+          event('WORKFLOW_COMPLETED', {}, null);
+          await enqueueWebhookEvent(client, {
+            ...base,
+            event: 'workflow.completed',
+            data: { status, output: terminal.output, completedAt: at },
+          });
+        } else {
+          event('WORKFLOW_FAILED', { error: terminal.error, stepName: claimed.stepName }, null);
+          await enqueueWebhookEvent(client, {
+            ...base,
+            event: 'workflow.failed',
+            data: { status, error: terminal.error, failedStep: claimed.stepName, failedAt: at },
+          });
+        }
+      } else {
+        await client.query(SQL.UPDATE_RUN_PROGRESS, [
+          run.id,
+          JSON.stringify(state),
+          currentIndex,
+          stepsExecuted,
+          status,
+        ]);
+      }
+      await insertEvents(client, events);
+      if (next) {
+        next.run = { ...next.run, state, stepsExecuted };
+      }
+      return next;
+    });
+  }
+
+  /**
+   * Creates the step run for `index`: claimed by this worker (STEP_STARTED recorded now) when it will
+   * continue the run itself, otherwise PENDING and announced with NOTIFY.
+   */
+  private async startStep(
+    client: PoolClient,
+    workerId: string,
+    leaseMs: number,
+    run: RunRow,
+    index: number,
+    steps: readonly StepDefinition[],
+    claimHere: boolean,
+    events: NewRunEvent[],
+  ): Promise<ClaimedStep | null> {
+    const step = steps[index];
+    const inserted = await client.query<{ id: string; started_at: Date | null }>(SQL.INSERT_STEP, [
+      run.id,
+      run.workspace_id,
+      index,
+      step.name,
+      step.type,
+      claimHere ? 'RUNNING' : 'PENDING',
+      claimHere ? workerId : null,
+      leaseMs,
+    ]);
+    const row = inserted.rows[0];
+    if (!claimHere) {
+      await client.query(SQL.NOTIFY_STEP_READY);
+      return null;
+    }
+    events.push({
+      runId: run.id,
+      workspaceId: run.workspace_id,
+      stepRunId: row.id,
+      type: 'STEP_STARTED',
+      payload: { stepName: step.name, stepType: step.type, attempt: 1 },
+    });
+    return {
+      id: row.id,
+      runId: run.id,
+      workspaceId: run.workspace_id,
+      stepIndex: index,
+      stepName: step.name,
+      stepType: step.type,
+      attempt: 1,
+      wake: null,
+      signal: null,
+      startedAt: row.started_at ?? new Date(),
+      run: {
+        id: run.id,
+        workspaceId: run.workspace_id,
+        definitionId: run.definition_id,
+        state: run.state,
+        stepsExecuted: run.steps_executed,
+      },
+    };
+  }
+}

@@ -1,0 +1,82 @@
+import { SetMetadata } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import type { StepDefinition, StepType } from '../definitions/steps/step-types';
+import type { NewRunEvent } from '../runs/run-events';
+
+/** Why a parked step is executing again: its first run (null), its timer came due, or a signal. */
+export type WakeReason = null | 'timer' | 'signal';
+
+export interface ReceivedSignal {
+  signalType: string;
+  payload: Record<string, unknown>;
+  receivedAt: string;
+}
+
+/** Writes a step may make in the transaction that records its outcome. */
+export interface StepTransaction {
+  client: PoolClient;
+  workspaceId: string;
+  runId: string;
+  stepRunId: string;
+  event(type: NewRunEvent['type'], payload?: Record<string, unknown>): void;
+}
+
+export interface StepContext {
+  workspaceId: string;
+  runId: string;
+  stepRunId: string;
+  stepIndex: number;
+  attempt: number;
+  step: StepDefinition;
+  /** All steps of the definition, for jumps by name. */
+  steps: readonly StepDefinition[];
+  /** The run state (a copy: steps return results, they do not mutate state). */
+  state: Record<string, unknown>;
+  wake: WakeReason;
+  signal: ReceivedSignal | null;
+  /** Fires when the run is cancelled, the step times out or the process shuts down. */
+  abortSignal: AbortSignal;
+  /** Records a run event; events are written, in order, with the step's outcome. */
+  emit(type: NewRunEvent['type'], payload?: Record<string, unknown>): void;
+  /** Registers a write for the outcome's transaction (cost records, for instance). */
+  onCommit(write: (tx: StepTransaction) => Promise<void>): void;
+}
+
+/** Side effects written in the outcome's transaction (an approval request, its events...). */
+export type StepEffects = (tx: StepTransaction) => Promise<void>;
+
+export type StepOutcome =
+  | {
+      kind: 'complete';
+      output: Record<string, unknown>;
+      /** Index of the step to run next; default: the following step. */
+      next?: number;
+      /** Extra state changes besides storing the output under outputKey. */
+      statePatch?: Record<string, unknown>;
+      effects?: StepEffects;
+    }
+  /** The run goes WAITING until `dueAt` (a timer) or, when null, until a signal. */
+  | { kind: 'wait'; dueAt: Date | null; effects?: StepEffects }
+  /** The run goes PAUSED until a human decision re-queues the step. */
+  | { kind: 'pause'; effects?: StepEffects }
+  | {
+      kind: 'fail';
+      error: string;
+      /** false for failures a retry cannot fix (unknown handler, missing placeholder). */
+      retryable: boolean;
+      /** Continue at this step instead of failing the run (approval rejected with regeneration). */
+      jumpTo?: number;
+      statePatch?: Record<string, unknown>;
+      effects?: StepEffects;
+    };
+
+/** One implementation per step type, discovered at boot through this decorator. */
+export interface StepExecutor {
+  execute(ctx: StepContext): Promise<StepOutcome>;
+}
+
+export const STEP_EXECUTOR_TYPE = 'executor:step-type';
+export const StepExecutorFor = (type: StepType) => SetMetadata(STEP_EXECUTOR_TYPE, type);
+
+/** A failure that retrying cannot fix. */
+export class NonRetryableError extends Error {}

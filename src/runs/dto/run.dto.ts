@@ -1,0 +1,104 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsObject, IsOptional, IsString, Length } from 'class-validator';
+import { PageQueryDto } from '../../common/pagination';
+
+export const RUN_STATUSES = [
+  'PENDING',
+  'RUNNING',
+  'WAITING',
+  'PAUSED',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export class CreateRunDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsString()
+  @Length(1, 100)
+  definitionId: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
+  @IsOptional()
+  @IsObject()
+  input?: Record<string, unknown>;
+
+  @ApiPropertyOptional({ maxLength: 255 })
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  idempotencyKey?: string;
+}
+
+export class ListRunsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ enum: RUN_STATUSES })
+  @IsOptional()
+  @IsIn(RUN_STATUSES, { message: `status must be one of ${RUN_STATUSES.join(', ')}` })
+  status?: RunStatus;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  definitionId?: string;
+}
+
+export class ResumeRunDto {
+  @ApiProperty({ example: 'payment.received' })
+  @IsString()
+  @Length(1, 100)
+  signalType: string;
+
+  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
+  @IsOptional()
+  @IsObject()
+  payload?: Record<string, unknown>;
+}
+
+export class RunDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) workspaceId: string;
+  @ApiProperty({ format: 'uuid' }) definitionId: string;
+  @ApiProperty({ enum: RUN_STATUSES }) status: RunStatus;
+  @ApiProperty({ type: 'object', additionalProperties: true }) input: Record<string, unknown>;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  output: Record<string, unknown> | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Why the run failed' })
+  error: string | null;
+  @ApiProperty({ nullable: true, type: String }) idempotencyKey: string | null;
+  @ApiPropertyOptional({ description: 'Present in the single-run read' })
+  currentStepIndex?: number;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class RunTransitionDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ enum: RUN_STATUSES }) status: RunStatus;
+  @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+export class RunEventDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) workflowRunId: string;
+  @ApiProperty({ format: 'uuid', nullable: true, type: String }) stepRunId: string | null;
+  @ApiProperty() eventType: string;
+  @ApiProperty({ type: 'object', additionalProperties: true }) payload: Record<string, unknown>;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}
+
+export class StepRunDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty() stepIndex: number;
+  @ApiProperty() stepName: string;
+  @ApiProperty() stepType: string;
+  @ApiProperty({ enum: ['PENDING', 'RUNNING', 'WAITING', 'COMPLETED', 'FAILED', 'CANCELLED'] })
+  status: string;
+  @ApiProperty() attempt: number;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  output: Record<string, unknown> | null;
+  @ApiProperty({ nullable: true, type: String }) error: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) startedAt: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) completedAt: string | null;
+}

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { DefinitionsModule } from '../definitions/definitions.module';
+import { RunsController } from './runs.controller';
+import { RunsRepository } from './runs.repository';
+import { RunsService } from './runs.service';
+
+@Module({
+  imports: [DefinitionsModule],
+  controllers: [RunsController],
+  providers: [RunsService, RunsRepository],
+  exports: [RunsRepository],
+})
+export class RunsModule {}

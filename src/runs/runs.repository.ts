@@ -1,0 +1,320 @@
+import { Injectable } from '@nestjs/common';
+import type { Pool, PoolClient } from 'pg';
+import { DataSource } from 'typeorm';
+import { pgPool, withTransaction } from '../common/database';
+import type { StepDefinition } from '../definitions/steps/step-types';
+import { NOTIFY_STEP_READY, RUN_CANCELLED_CHANNEL } from '../executor/executor.sql';
+import { enqueueWebhookEvent } from '../webhooks/outbox';
+import { insertEvents } from './run-events';
+import type { RunStatus } from './dto/run.dto';
+
+export interface RunRow {
+  id: string;
+  workspace_id: string;
+  definition_id: string;
+  status: RunStatus;
+  input: Record<string, unknown>;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  idempotency_key: string | null;
+  current_step_index: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface StepRunRow {
+  id: string;
+  step_index: number;
+  step_name: string;
+  step_type: string;
+  status: string;
+  attempt: number;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export interface EventRow {
+  id: string;
+  run_id: string;
+  step_run_id: string | null;
+  event_type: string;
+  payload: Record<string, unknown>;
+  created_at: Date;
+}
+
+const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, output, error, idempotency_key,
+  current_step_index, created_at, updated_at`;
+
+/** Outcomes of the API's run transitions; the service maps them to answers and errors. */
+export type TransitionResult =
+  | { ok: true; run: { id: string; status: RunStatus; updated_at: Date } }
+  | { ok: false; reason: 'not-found' }
+  | { ok: false; reason: 'bad-state'; status: RunStatus }
+  | { ok: false; reason: 'signal-mismatch'; expected: string };
+
+/**
+ * Run reads and the transitions the API drives (create, cancel, resume, retry). Each transition locks
+ * the run row first, as the executor does, so concurrent requests on one run have exactly one winner.
+ */
+@Injectable()
+export class RunsRepository {
+  private readonly pool: Pool;
+
+  constructor(db: DataSource) {
+    this.pool = pgPool(db);
+  }
+
+  /** Creates the run and its first step run (due now), or returns the run holding the idempotency key. */
+  async create(
+    workspaceId: string,
+    definitionId: string,
+    input: Record<string, unknown>,
+    idempotencyKey: string | undefined,
+  ): Promise<{ run: RunRow; created: boolean } | undefined> {
+    return withTransaction(this.pool, async (client) => {
+      const def = await client.query<{ steps: StepDefinition[] }>(
+        'SELECT steps FROM workflow_definitions WHERE workspace_id = $1 AND id = $2',
+        [workspaceId, definitionId],
+      );
+      if (def.rowCount === 0) return undefined;
+      // ON CONFLICT waits for a concurrent insert of the same key and then yields to it.
+      const inserted = await client.query<RunRow>(
+        `INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key)
+         VALUES ($1, $2, $3, $3, $4)
+         ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+         RETURNING ${RUN_COLUMNS}`,
+        [workspaceId, definitionId, JSON.stringify(input), idempotencyKey ?? null],
+      );
+      if (inserted.rowCount === 0) {
+        const existing = await client.query<RunRow>(
+          `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND idempotency_key = $2`,
+          [workspaceId, idempotencyKey],
+        );
+        return { run: existing.rows[0], created: false };
+      }
+      const run = inserted.rows[0];
+      const first = def.rows[0].steps[0];
+      await client.query(
+        `INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
+         VALUES ($1, $2, 0, $3, $4, 'PENDING', now())`,
+        [run.id, workspaceId, first.name, first.type],
+      );
+      await client.query(NOTIFY_STEP_READY);
+      return { run, created: true };
+    });
+  }
+
+  async list(
+    workspaceId: string,
+    filter: { status?: string; definitionId?: string },
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: RunRow[]; total: number }> {
+    const where = ['workspace_id = $1'];
+    const params: unknown[] = [workspaceId];
+    if (filter.status) {
+      params.push(filter.status);
+      where.push(`status = $${params.length}`);
+    }
+    if (filter.definitionId) {
+      params.push(filter.definitionId);
+      where.push(`definition_id = $${params.length}`);
+    }
+    const clause = where.join(' AND ');
+    const [rows, count] = await Promise.all([
+      this.pool.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE ${clause}
+         ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, limit, offset],
+      ),
+      this.pool.query<{ total: string }>(
+        `SELECT count(*) AS total FROM workflow_runs WHERE ${clause}`,
+        params,
+      ),
+    ]);
+    return { rows: rows.rows, total: Number(count.rows[0].total) };
+  }
+
+  async get(workspaceId: string, id: string): Promise<RunRow | undefined> {
+    const res = await this.pool.query<RunRow>(
+      `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+    );
+    return res.rows[0];
+  }
+
+  async exists(workspaceId: string, id: string): Promise<boolean> {
+    const res = await this.pool.query(
+      'SELECT 1 FROM workflow_runs WHERE workspace_id = $1 AND id = $2',
+      [workspaceId, id],
+    );
+    return (res.rowCount ?? 0) > 0;
+  }
+
+  async events(
+    workspaceId: string,
+    runId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: EventRow[]; total: number }> {
+    const [rows, count] = await Promise.all([
+      this.pool.query<EventRow>(
+        `SELECT id, run_id, step_run_id, event_type, payload, created_at FROM run_events
+         WHERE run_id = $1 AND workspace_id = $2 ORDER BY seq LIMIT $3 OFFSET $4`,
+        [runId, workspaceId, limit, offset],
+      ),
+      this.pool.query<{ total: string }>(
+        'SELECT count(*) AS total FROM run_events WHERE run_id = $1 AND workspace_id = $2',
+        [runId, workspaceId],
+      ),
+    ]);
+    return { rows: rows.rows, total: Number(count.rows[0].total) };
+  }
+
+  async steps(workspaceId: string, runId: string): Promise<StepRunRow[]> {
+    const res = await this.pool.query<StepRunRow>(
+      `SELECT id, step_index, step_name, step_type, status, attempt, output, error, started_at, completed_at
+       FROM step_runs WHERE run_id = $1 AND workspace_id = $2 ORDER BY seq`,
+      [runId, workspaceId],
+    );
+    return res.rows;
+  }
+
+  /** PENDING, RUNNING, WAITING or PAUSED -> CANCELLED; in-flight steps are told through NOTIFY. */
+  cancel(workspaceId: string, id: string): Promise<TransitionResult> {
+    return this.transition(workspaceId, id, async (client, run) => {
+      if (!['PENDING', 'RUNNING', 'WAITING', 'PAUSED'].includes(run.status)) {
+        return { ok: false, reason: 'bad-state', status: run.status };
+      }
+      const updated = await client.query<{ id: string; status: RunStatus; updated_at: Date }>(
+        `UPDATE workflow_runs SET status = 'CANCELLED', updated_at = now(), finished_at = now()
+         WHERE id = $1 RETURNING id, status, updated_at`,
+        [id],
+      );
+      await client.query(
+        `UPDATE step_runs SET status = 'CANCELLED', due_at = NULL, locked_by = NULL,
+                lock_expires_at = NULL, completed_at = now()
+         WHERE run_id = $1 AND status IN ('PENDING', 'RUNNING', 'WAITING')`,
+        [id],
+      );
+      await insertEvents(client, [
+        { runId: id, workspaceId, stepRunId: null, type: 'WORKFLOW_CANCELLED' },
+      ]);
+      const row = updated.rows[0];
+      await enqueueWebhookEvent(client, {
+        workspaceId,
+        runId: id,
+        event: 'workflow.cancelled',
+        data: { status: 'CANCELLED', cancelledAt: row.updated_at.toISOString() },
+      });
+      await client.query('SELECT pg_notify($1, $2)', [RUN_CANCELLED_CHANNEL, id]);
+      return { ok: true, run: row };
+    });
+  }
+
+  /** WAITING -> RUNNING: hands the signal to the parked step and queues it. */
+  resume(
+    workspaceId: string,
+    id: string,
+    signalType: string,
+    payload: Record<string, unknown>,
+    expectedSignal: (definitionId: string, stepIndex: number) => Promise<string | undefined>,
+  ): Promise<TransitionResult> {
+    return this.transition(workspaceId, id, async (client, run) => {
+      if (run.status !== 'WAITING') return { ok: false, reason: 'bad-state', status: run.status };
+      const waiting = await client.query<{
+        id: string;
+        step_index: number;
+        step_name: string;
+        step_type: string;
+      }>(
+        `SELECT id, step_index, step_name, step_type FROM step_runs
+         WHERE run_id = $1 AND status = 'WAITING' ORDER BY seq DESC LIMIT 1 FOR UPDATE`,
+        [id],
+      );
+      const step = waiting.rows[0];
+      if (!step) return { ok: false, reason: 'bad-state', status: run.status };
+      if (step.step_type === 'external_event') {
+        const expected = await expectedSignal(run.definition_id, step.step_index);
+        if (expected !== undefined && expected !== signalType) {
+          return { ok: false, reason: 'signal-mismatch', expected };
+        }
+      }
+      const receivedAt = new Date().toISOString();
+      await client.query(
+        `UPDATE step_runs SET status = 'PENDING', due_at = now(), wake_reason = 'signal', signal = $2
+         WHERE id = $1`,
+        [step.id, JSON.stringify({ signalType, payload, receivedAt })],
+      );
+      const updated = await client.query<{ id: string; status: RunStatus; updated_at: Date }>(
+        `UPDATE workflow_runs SET status = 'RUNNING', updated_at = now() WHERE id = $1
+         RETURNING id, status, updated_at`,
+        [id],
+      );
+      await insertEvents(client, [
+        {
+          runId: id,
+          workspaceId,
+          stepRunId: step.id,
+          type: 'SIGNAL_RECEIVED',
+          payload: { signalType, stepName: step.step_name, payload },
+        },
+      ]);
+      await client.query(NOTIFY_STEP_READY);
+      return { ok: true, run: updated.rows[0] };
+    });
+  }
+
+  /** FAILED -> RUNNING: the failed step runs again with fresh attempts; earlier outputs stay. */
+  retry(
+    workspaceId: string,
+    id: string,
+    steps: (definitionId: string) => Promise<StepDefinition[]>,
+  ): Promise<TransitionResult> {
+    return this.transition(workspaceId, id, async (client, run) => {
+      if (run.status !== 'FAILED') return { ok: false, reason: 'bad-state', status: run.status };
+      const definition = await steps(run.definition_id);
+      const step = definition[run.current_step_index];
+      const inserted = await client.query<{ id: string }>(
+        `INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
+         VALUES ($1, $2, $3, $4, $5, 'PENDING', now()) RETURNING id`,
+        [id, workspaceId, run.current_step_index, step.name, step.type],
+      );
+      const updated = await client.query<{ id: string; status: RunStatus; updated_at: Date }>(
+        `UPDATE workflow_runs SET status = 'RUNNING', error = NULL, output = NULL, finished_at = NULL,
+                steps_executed = 0, updated_at = now()
+         WHERE id = $1 RETURNING id, status, updated_at`,
+        [id],
+      );
+      await insertEvents(client, [
+        {
+          runId: id,
+          workspaceId,
+          stepRunId: inserted.rows[0].id,
+          type: 'STEP_RETRYING',
+          payload: { stepName: step.name, attempt: 1, delayMs: 0, manual: true },
+        },
+      ]);
+      await client.query(NOTIFY_STEP_READY);
+      return { ok: true, run: updated.rows[0] };
+    });
+  }
+
+  private transition(
+    workspaceId: string,
+    id: string,
+    fn: (client: PoolClient, run: RunRow) => Promise<TransitionResult>,
+  ): Promise<TransitionResult> {
+    return withTransaction(this.pool, async (client) => {
+      const res = await client.query<RunRow>(
+        `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+        [workspaceId, id],
+      );
+      const run = res.rows[0];
+      if (!run) return { ok: false, reason: 'not-found' };
+      return fn(client, run);
+    });
+  }
+}

@@ -1,0 +1,170 @@
+import { Injectable } from '@nestjs/common';
+import { Paginated } from '../common/envelope';
+import { ConflictError, NotFoundError } from '../common/errors';
+import { isUuid } from '../common/ids';
+import { offsetOf, PageQueryDto } from '../common/pagination';
+import { DefinitionsRepository } from '../definitions/definitions.repository';
+import type { ExternalEventStep } from '../definitions/steps/step-types';
+import {
+  CreateRunDto,
+  ListRunsQueryDto,
+  ResumeRunDto,
+  RunDto,
+  RunEventDto,
+  RunTransitionDto,
+  StepRunDto,
+} from './dto/run.dto';
+import { RunRow, RunsRepository, TransitionResult } from './runs.repository';
+
+function toRunDto(row: RunRow, withStepIndex: boolean): RunDto {
+  const dto: RunDto = {
+    id: row.id,
+    workspaceId: row.workspace_id,
+    definitionId: row.definition_id,
+    status: row.status,
+    input: row.input,
+    output: row.output,
+    error: row.error,
+    idempotencyKey: row.idempotency_key,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+  if (withStepIndex) dto.currentStepIndex = row.current_step_index;
+  return dto;
+}
+
+const NOT_WAITING = 'run is not in a waiting state';
+
+@Injectable()
+export class RunsService {
+  constructor(
+    private readonly runs: RunsRepository,
+    private readonly definitions: DefinitionsRepository,
+  ) {}
+
+  async create(workspaceId: string, dto: CreateRunDto): Promise<{ run: RunDto; created: boolean }> {
+    if (!isUuid(dto.definitionId)) throw new NotFoundError('workflow definition');
+    const result = await this.runs.create(
+      workspaceId,
+      dto.definitionId,
+      dto.input ?? {},
+      dto.idempotencyKey,
+    );
+    if (!result) throw new NotFoundError('workflow definition');
+    return { run: toRunDto(result.run, true), created: result.created };
+  }
+
+  async list(workspaceId: string, q: ListRunsQueryDto): Promise<Paginated<RunDto>> {
+    if (q.definitionId !== undefined && !isUuid(q.definitionId)) {
+      return new Paginated([], q.page, q.pageSize, 0);
+    }
+    const { rows, total } = await this.runs.list(
+      workspaceId,
+      { status: q.status, definitionId: q.definitionId },
+      q.pageSize,
+      offsetOf(q),
+    );
+    return new Paginated(
+      rows.map((r) => toRunDto(r, false)),
+      q.page,
+      q.pageSize,
+      total,
+    );
+  }
+
+  async get(workspaceId: string, id: string): Promise<RunDto> {
+    const row = isUuid(id) ? await this.runs.get(workspaceId, id) : undefined;
+    if (!row) throw new NotFoundError('workflow run');
+    return toRunDto(row, true);
+  }
+
+  async cancel(workspaceId: string, id: string): Promise<RunTransitionDto> {
+    if (!isUuid(id)) throw new NotFoundError('workflow run');
+    return this.answer(
+      await this.runs.cancel(workspaceId, id),
+      (status) => `run is ${status} and cannot be cancelled`,
+    );
+  }
+
+  async resume(workspaceId: string, id: string, dto: ResumeRunDto): Promise<RunTransitionDto> {
+    if (!isUuid(id)) throw new NotFoundError('workflow run');
+    const result = await this.runs.resume(
+      workspaceId,
+      id,
+      dto.signalType,
+      dto.payload ?? {},
+      async (definitionId, stepIndex) => {
+        const def = await this.definitions.get(workspaceId, definitionId);
+        return (def?.steps[stepIndex] as ExternalEventStep | undefined)?.signalType;
+      },
+    );
+    return this.answer(result, () => NOT_WAITING);
+  }
+
+  async retry(workspaceId: string, id: string): Promise<RunTransitionDto> {
+    if (!isUuid(id)) throw new NotFoundError('workflow run');
+    const result = await this.runs.retry(workspaceId, id, async (definitionId) => {
+      const def = await this.definitions.get(workspaceId, definitionId);
+      return def?.steps ?? [];
+    });
+    return this.answer(result, (status) => `run is ${status}; only FAILED runs can be retried`);
+  }
+
+  async events(workspaceId: string, id: string, q: PageQueryDto): Promise<Paginated<RunEventDto>> {
+    if (!isUuid(id) || !(await this.runs.exists(workspaceId, id))) {
+      throw new NotFoundError('workflow run');
+    }
+    const { rows, total } = await this.runs.events(workspaceId, id, q.pageSize, offsetOf(q));
+    return new Paginated(
+      rows.map((e) => ({
+        id: e.id,
+        workflowRunId: e.run_id,
+        stepRunId: e.step_run_id,
+        eventType: e.event_type,
+        payload: e.payload,
+        createdAt: e.created_at.toISOString(),
+      })),
+      q.page,
+      q.pageSize,
+      total,
+    );
+  }
+
+  async steps(workspaceId: string, id: string): Promise<StepRunDto[]> {
+    if (!isUuid(id) || !(await this.runs.exists(workspaceId, id))) {
+      throw new NotFoundError('workflow run');
+    }
+    return (await this.runs.steps(workspaceId, id)).map((s) => ({
+      id: s.id,
+      stepIndex: s.step_index,
+      stepName: s.step_name,
+      stepType: s.step_type,
+      status: s.status,
+      attempt: s.attempt,
+      output: s.output,
+      error: s.error,
+      startedAt: s.started_at?.toISOString() ?? null,
+      completedAt: s.completed_at?.toISOString() ?? null,
+    }));
+  }
+
+  private answer(result: TransitionResult, badState: (status: string) => string): RunTransitionDto {
+    if (result.ok) {
+      return {
+        id: result.run.id,
+        status: result.run.status,
+        updatedAt: result.run.updated_at.toISOString(),
+      };
+    }
+    switch (result.reason) {
+      case 'not-found':
+        throw new NotFoundError('workflow run');
+      case 'bad-state':
+        throw new ConflictError(badState(result.status));
+      case 'signal-mismatch':
+        throw new ConflictError(
+          `signal type mismatch: the run is waiting for "${result.expected}"`,
+        );
+    }
+  }
+}

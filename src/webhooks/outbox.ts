@@ -1,0 +1,45 @@
+import type { Queryable } from '../runs/run-events';
+
+export const WEBHOOK_EVENT_TYPES = [
+  'workflow.completed',
+  'workflow.failed',
+  'workflow.cancelled',
+  'approval.requested',
+  'approval.decided',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const WEBHOOK_READY_CHANNEL = 'wf_webhook_ready';
+
+/**
+ * Writes one delivery row per active webhook subscribed to the event, inside the caller's transaction
+ * (the outbox of design §8): the state change and its deliveries commit or vanish together. The body is
+ * fixed now, so every attempt sends the same bytes under the same `webhook-id`.
+ */
+export async function enqueueWebhookEvent(
+  client: Queryable,
+  e: {
+    workspaceId: string;
+    runId: string;
+    event: WebhookEventType;
+    data: Record<string, unknown>;
+  },
+): Promise<number> {
+  const body = {
+    event: e.event,
+    workflowRunId: e.runId,
+    workspaceId: e.workspaceId,
+    data: e.data,
+    timestamp: new Date().toISOString(),
+  };
+  const res = await client.query(
+    `INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, run_id, body, next_attempt_at)
+     SELECT w.id, w.workspace_id, 'msg_' || replace(gen_random_uuid()::text, '-', ''), $2::varchar, $3::uuid, $4::jsonb, now()
+     FROM webhooks w
+     WHERE w.workspace_id = $1 AND w.is_active AND $2::text = ANY (w.events)`,
+    [e.workspaceId, e.event, e.runId, JSON.stringify(body)],
+  );
+  const count = res.rowCount ?? 0;
+  if (count > 0) await client.query(`SELECT pg_notify($1, '')`, [WEBHOOK_READY_CHANNEL]);
+  return count;
+}

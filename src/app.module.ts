@@ -3,6 +3,10 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeysModule } from './api-keys/api-keys.module';
+import { ApprovalsModule } from './approvals/approvals.module';
+import { CostsModule } from './costs/costs.module';
+import { LlmModule } from './llm/llm.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
 import { DefinitionsModule } from './definitions/definitions.module';
 import { ExecutorModule } from './executor/executor.module';
 import { HandlersModule } from './handlers/handlers.module';
@@ -59,6 +63,10 @@ export class AppModule {
         RunsModule,
         HandlersModule,
         ExecutorModule,
+        LlmModule,
+        ApprovalsModule,
+        CostsModule,
+        WebhooksModule,
         ...(extraImports ?? []),
       ],
       providers: [

@@ -1,0 +1,119 @@
+import { Client } from 'pg';
+import { createTestApp, type TestApp } from './support/app';
+import { createTestDatabase } from './support/database';
+import { waitFor } from './support/wait';
+
+/** Runs statements on the server's maintenance database (never on the database under test). */
+async function onServer(...statements: string[]): Promise<void> {
+  const admin = new Client({ connectionString: process.env.WF_TEST_SERVER_URL });
+  await admin.connect();
+  try {
+    for (const statement of statements) await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
+}
+
+const nameOf = (databaseUrl: string): string => new URL(databaseUrl).pathname.slice(1);
+
+describe('health probes', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    // A tight rate limit, to show that the probes are never limited.
+    t = await createTestApp({ RATE_LIMIT_MAX: '1' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('GET /live answers 200 without authentication', async () => {
+    const res = await t.http.get('/live');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, data: { status: 'ok' } });
+  });
+
+  it('GET /health answers 200 with the database up', async () => {
+    const res = await t.http.get('/health');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, data: { status: 'ok', database: 'up' } });
+  });
+
+  it('GET /ready answers 200 while the database answers', async () => {
+    const res = await t.http.get('/ready');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, data: { status: 'ready', database: 'up' } });
+  });
+
+  it('never rate-limits the probes nor sends rate-limit headers for them', async () => {
+    for (let i = 0; i < 5; i++) {
+      for (const path of ['/live', '/health', '/ready']) {
+        const res = await t.http.get(path);
+        expect(res.status).toBe(200);
+        expect(res.headers['ratelimit-limit']).toBeUndefined();
+      }
+    }
+  });
+
+  it('ignores an invalid API key on the probes', async () => {
+    const res = await t.http.get('/ready').set('x-api-key', 'svc_not-a-real-key');
+    expect(res.status).toBe(200);
+  });
+
+  describe('when the database goes away', () => {
+    let gone: TestApp;
+    let flaky: TestApp;
+
+    beforeAll(async () => {
+      gone = await createTestApp({}, { databaseUrl: await createTestDatabase() });
+      flaky = await createTestApp({}, { databaseUrl: await createTestDatabase() });
+    });
+    afterAll(async () => {
+      await gone?.close();
+      await flaky?.close();
+    });
+
+    it('/ready answers 503 while the database refuses connections and 200 again once it is back', async () => {
+      const name = nameOf(flaky.databaseUrl);
+      expect((await flaky.http.get('/ready')).status).toBe(200);
+
+      await onServer(
+        `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`,
+      );
+      try {
+        await waitFor('/ready to answer 503', async () =>
+          (await flaky.http.get('/ready')).status === 503 ? true : undefined,
+        );
+      } finally {
+        await onServer(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+      }
+      const back = await waitFor('/ready to answer 200 again', async () => {
+        const res = await flaky.http.get('/ready');
+        return res.status === 200 ? res : undefined;
+      });
+      expect(back.body.data).toEqual({ status: 'ready', database: 'up' });
+    });
+
+    it('/ready answers 503 SERVICE_UNAVAILABLE in the envelope, while /live and /health still answer', async () => {
+      expect((await gone.http.get('/ready')).status).toBe(200);
+
+      // Dropped while the app still holds connections to it: the database goes away under it.
+      await onServer(`DROP DATABASE ${nameOf(gone.databaseUrl)} WITH (FORCE)`);
+
+      const ready = await waitFor('/ready to report the database down', async () => {
+        const res = await gone.http.get('/ready');
+        return res.status === 503 ? res : undefined;
+      });
+      expect(ready.body).toEqual({
+        success: false,
+        error: { code: 'SERVICE_UNAVAILABLE', message: 'database unavailable' },
+      });
+      const live = await gone.http.get('/live');
+      expect(live.status).toBe(200);
+      const health = await gone.http.get('/health');
+      expect(health.status).toBe(200);
+      expect(health.body).toEqual({ success: true, data: { status: 'ok', database: 'down' } });
+    });
+  });
+});

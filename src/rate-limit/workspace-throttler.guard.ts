@@ -41,6 +41,15 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
     return key.kind === 'key' ? `ws:${key.workspaceId}` : `ip:${String(req.ip)}`;
   }
 
+  /**
+   * One counter per tracker (workspace or address) for the whole API. The library's default key adds
+   * the controller and handler names, which would give every route its own budget. (Storages keep
+   * the throttler name apart themselves.)
+   */
+  protected override generateKey(_context: ExecutionContext, tracker: string): string {
+    return tracker;
+  }
+
   protected override async throwThrottlingException(
     context: ExecutionContext,
     detail: ThrottlerLimitDetail,

@@ -27,6 +27,8 @@ import {
 
 const SHUTDOWN_GRACE_MS = 25_000;
 const POLL_INTERVAL_NAME = 'executor-poll';
+/** Timers further away than this are left to the poll alone. */
+const TIMER_HINT_MAX_MS = 5 * 60_000;
 
 interface ClaimRow {
   id: string;
@@ -317,7 +319,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       // Shutting down: the step is handed back rather than recorded as failed.
       return null;
     }
-    return this.engine.record(
+    const { next, wakeAt } = await this.engine.record(
       this.pool,
       this.workerId,
       this.config.executor.leaseMs,
@@ -327,6 +329,18 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       buffered,
       this.running,
     );
+    if (wakeAt) this.wakeAt(wakeAt);
+    return next;
+  }
+
+  /**
+   * Looks for work when a timer this process set comes due, instead of at the next poll. Only a hint:
+   * the due time lives in Postgres, and any executor's poll finds it too (after a restart, for one).
+   */
+  private wakeAt(at: Date): void {
+    const delay = at.getTime() - Date.now();
+    if (delay > TIMER_HINT_MAX_MS) return;
+    setTimeout(() => this.wake(), Math.max(0, delay) + 5).unref();
   }
 
   /** A step that ignores its AbortSignal still ends at its timeout. */

@@ -38,6 +38,13 @@ export interface ClaimedStep {
   run: RunSnapshot;
 }
 
+/** What the worker does after recording: continue with `next`, and/or look for work at `wakeAt`. */
+export interface RecordResult {
+  next: ClaimedStep | null;
+  /** A timer this outcome set (wait, signal timeout, retry back-off); polling would find it too. */
+  wakeAt: Date | null;
+}
+
 export interface BufferedWork {
   events: Array<Omit<NewRunEvent, 'runId' | 'workspaceId' | 'stepRunId'>>;
   writes: Array<(tx: StepTransaction) => Promise<void>>;
@@ -62,7 +69,7 @@ export class RunEngine {
 
   /**
    * Applies the outcome. Returns the run's next step when this worker should continue it at once
-   * (already claimed under `workerId`), or null.
+   * (already claimed under `workerId`), and the due time of any timer the outcome set.
    */
   async record(
     pool: Pool,
@@ -73,7 +80,7 @@ export class RunEngine {
     outcome: StepOutcome,
     buffered: BufferedWork,
     continueInWorker: boolean,
-  ): Promise<ClaimedStep | null> {
+  ): Promise<RecordResult> {
     return withTransaction(pool, async (client) => {
       const run = (await client.query<RunRow>(SQL.LOCK_RUN, [claimed.runId])).rows[0];
       const owned = (await client.query(SQL.CHECK_OWNERSHIP, [claimed.id, workerId])).rowCount;
@@ -81,7 +88,7 @@ export class RunEngine {
         // Cancelled while in flight, or our lease was taken over: drop the result.
         this.logger.debug(`discarding the outcome of step run ${claimed.id} (no longer ours)`);
         if (owned) await client.query(SQL.CLOSE_ORPHAN_STEP, [claimed.id, workerId]);
-        return null;
+        return { next: null, wakeAt: null };
       }
       const step = steps[claimed.stepIndex];
       const events: NewRunEvent[] = [];
@@ -103,6 +110,7 @@ export class RunEngine {
       if (outcome.effects) await outcome.effects(tx);
 
       let next: ClaimedStep | null = null;
+      let wakeAt: Date | null = null;
       let state = run.state;
       let status = 'RUNNING';
       let stepsExecuted = run.steps_executed;
@@ -145,6 +153,7 @@ export class RunEngine {
         }
         case 'wait':
           await client.query(SQL.PARK_STEP, [claimed.id, outcome.dueAt]);
+          wakeAt = outcome.dueAt;
           status = 'WAITING';
           break;
         case 'pause':
@@ -169,6 +178,7 @@ export class RunEngine {
             await client.query(SQL.RETRY_STEP, [claimed.id, attempt, delayMs, outcome.error]);
             event('STEP_RETRYING', { stepName: claimed.stepName, attempt, delayMs });
             if (delayMs === 0) await client.query(SQL.NOTIFY_STEP_READY);
+            wakeAt = new Date(Date.now() + delayMs);
           } else if (outcome.jumpTo !== undefined) {
             await client.query(SQL.FAIL_STEP, [claimed.id, outcome.error]);
             stepsExecuted += 1;
@@ -231,7 +241,7 @@ export class RunEngine {
       if (next) {
         next.run = { ...next.run, state, stepsExecuted };
       }
-      return next;
+      return { next, wakeAt };
     });
   }
 

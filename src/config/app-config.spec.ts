@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from './app-config';
 
 function problemsOf(env: Record<string, string>): string[] {
@@ -144,5 +146,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: 'abc', RATE_LIMIT_MAX: '-5' })).toThrow(
       /invalid configuration:[\s\S]*PORT: [\s\S]*RATE_LIMIT_MAX: /,
     );
+  });
+
+  it('.env.example lists every variable once, with the defaults', () => {
+    const text = readFileSync(path.resolve(__dirname, '..', '..', '.env.example'), 'utf8');
+    const entries = text
+      .split('\n')
+      .filter((line) => /^[A-Z_]+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]);
+    expect(entries.map(([name]) => name)).toEqual([...CONFIG_VARIABLES]);
+    expect(loadConfig(Object.fromEntries(entries))).toEqual(loadConfig({}));
   });
 });

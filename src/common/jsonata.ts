@@ -3,7 +3,12 @@ import jsonata from 'jsonata';
 export const MAX_EXPRESSION_LENGTH = 2000;
 /** Wall-clock budget of one evaluation; JSONata checks it at every step, so loops cannot run away. */
 export const EXPRESSION_TIMEOUT_MS = 1000;
-const MAX_DEPTH = 200;
+/**
+ * Limits passed as jsonata's own `timeout`, `stack` and `sequence` options. Its `__evaluate_entry` and
+ * `__evaluate_exit` hooks are looked up by Symbol in jsonata 2.x, so binding them by name has no effect.
+ */
+const MAX_DEPTH = 500;
+const MAX_SEQUENCE = 1_000_000;
 
 /** Returns a human-readable syntax error, or undefined when the expression compiles. */
 export function expressionSyntaxError(expression: string): string | undefined {
@@ -20,9 +25,20 @@ export function expressionSyntaxError(expression: string): string | undefined {
 
 export class ExpressionError extends Error {}
 
+/** Evaluation limits understood by jsonata >= 2.1 (missing from its type declarations). */
+interface GuardedOptions extends jsonata.JsonataOptions {
+  /** Wall-clock milliseconds; checked before every evaluation step, tail calls included. */
+  timeout: number;
+  /** Maximum nesting of evaluation steps. */
+  stack: number;
+  /** Maximum length of any sequence built during evaluation. */
+  sequence: number;
+}
+
 /**
- * Evaluates a JSONata expression against the run state with a time and depth budget (the entry/exit
- * hooks JSONata calls around every evaluation step). One tenant's expression cannot stall the process.
+ * Evaluates a JSONata expression against the run state with a time, depth and size budget, enforced
+ * by JSONata itself before every evaluation step (tail-recursive loops included). One tenant's
+ * expression cannot stall the process.
  */
 export async function evaluateExpression(
   expression: string,
@@ -30,32 +46,24 @@ export async function evaluateExpression(
   bindings: Record<string, unknown> = {},
   timeoutMs = EXPRESSION_TIMEOUT_MS,
 ): Promise<unknown> {
+  const options: GuardedOptions = { timeout: timeoutMs, stack: MAX_DEPTH, sequence: MAX_SEQUENCE };
   let compiled: jsonata.Expression;
   try {
-    compiled = jsonata(expression);
+    compiled = jsonata(expression, options);
   } catch (err) {
     throw new ExpressionError(`invalid JSONata expression: ${(err as Error).message}`);
   }
-  const deadline = Date.now() + timeoutMs;
-  let depth = 0;
-  const guarded = compiled as jsonata.Expression & {
-    assign(name: string, value: unknown): void;
-  };
-  guarded.assign('__evaluate_entry', () => {
-    depth++;
-    if (depth > MAX_DEPTH) throw new ExpressionError('expression exceeded the maximum depth');
-    if (Date.now() > deadline) {
-      throw new ExpressionError(`expression exceeded its time budget of ${timeoutMs} ms`);
-    }
-  });
-  guarded.assign('__evaluate_exit', () => {
-    depth--;
-  });
   try {
     return await compiled.evaluate(input, bindings);
   } catch (err) {
-    if (err instanceof ExpressionError) throw err;
     const e = err as { message?: string; code?: string };
+    if (e.code === 'D1012') {
+      throw new ExpressionError(`expression exceeded its time budget of ${timeoutMs} ms`);
+    }
+    if (e.code === 'D1011') throw new ExpressionError('expression exceeded the maximum depth');
+    if (e.code === 'D2015') {
+      throw new ExpressionError(`expression built a sequence longer than ${MAX_SEQUENCE} items`);
+    }
     throw new ExpressionError(e.message ?? String(err));
   }
 }

@@ -1,0 +1,76 @@
+import {
+  evaluateExpression,
+  ExpressionError,
+  expressionSyntaxError,
+  MAX_EXPRESSION_LENGTH,
+} from './jsonata';
+
+describe('expressionSyntaxError', () => {
+  it('accepts a valid expression', () => {
+    expect(expressionSyntaxError('$sum(items.price) > 10')).toBeUndefined();
+  });
+
+  it('reports an expression that does not parse', () => {
+    expect(expressionSyntaxError('items[')).toMatch(/^invalid JSONata expression: /);
+  });
+
+  it(`accepts ${MAX_EXPRESSION_LENGTH} characters and rejects one more`, () => {
+    const exact = `"${'a'.repeat(MAX_EXPRESSION_LENGTH - 2)}"`;
+    expect(exact).toHaveLength(MAX_EXPRESSION_LENGTH);
+    expect(expressionSyntaxError(exact)).toBeUndefined();
+    expect(expressionSyntaxError(`${exact} `)).toBe(
+      `must be at most ${MAX_EXPRESSION_LENGTH} characters`,
+    );
+  });
+});
+
+describe('evaluateExpression', () => {
+  it('evaluates against the input', async () => {
+    await expect(
+      evaluateExpression('{"total": $sum(items.price)}', { items: [{ price: 2 }, { price: 3 }] }),
+    ).resolves.toEqual({ total: 5 });
+  });
+
+  it('binds the given variables ($attempt)', async () => {
+    await expect(evaluateExpression('$attempt * 10', {}, { attempt: 3 })).resolves.toBe(30);
+  });
+
+  it('turns $error("msg") into an ExpressionError carrying the message', async () => {
+    const result = evaluateExpression('$error("price missing")', {});
+    await expect(result).rejects.toBeInstanceOf(ExpressionError);
+    await expect(result).rejects.toThrow('price missing');
+  });
+
+  it('rejects an expression that does not parse with an ExpressionError', async () => {
+    await expect(evaluateExpression('(', {})).rejects.toThrow(/^invalid JSONata expression: /);
+  });
+
+  it('stops an infinite tail-recursive function at the time budget instead of hanging', async () => {
+    const started = Date.now();
+    await expect(
+      evaluateExpression('($loop := function($n){ $loop($n + 1) }; $loop(0))', {}, {}, 200),
+    ).rejects.toThrow('expression exceeded its time budget of 200 ms');
+    // The budget, plus generous slack for a loaded machine; without it the call never returns.
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('stops unbounded non-tail recursion at the depth limit', async () => {
+    await expect(
+      evaluateExpression('($f := function($n){ 1 + $f($n + 1) }; $f(0))', {}),
+    ).rejects.toThrow('expression exceeded the maximum depth');
+  });
+
+  it('still allows ordinary recursion (factorial of 50)', async () => {
+    const value = await evaluateExpression(
+      '($fact := function($n){ $n <= 1 ? 1 : $n * $fact($n - 1) }; $fact(50))',
+      {},
+    );
+    expect(value).toBeCloseTo(3.0414093201713376e64, -50);
+  });
+
+  it('refuses to build huge sequences', async () => {
+    await expect(evaluateExpression('$sum([1..5000000])', {})).rejects.toThrow(
+      /expression built a sequence longer than/,
+    );
+  });
+});

@@ -1,0 +1,262 @@
+import { validateSteps } from './validate-steps';
+
+type Step = Record<string, unknown>;
+
+const task = (name = 'a', extra: Step = {}): Step => ({
+  type: 'task',
+  name,
+  handler: 'noop',
+  ...extra,
+});
+const llm = (extra: Step = {}): Step => ({
+  type: 'llm',
+  name: 'ask',
+  model: 'openai:gpt-4o-mini',
+  messages: [{ role: 'user', content: 'Summarise {{text}}' }],
+  ...extra,
+});
+
+function fieldsOf(steps: unknown[]): string[] {
+  return [...new Set(validateSteps(steps).errors.map((e) => e.field))];
+}
+
+function messageOf(steps: unknown[], field: string): string {
+  const found = validateSteps(steps).errors.find((e) => e.field === field);
+  if (!found) throw new Error(`no error for ${field}`);
+  return found.message;
+}
+
+describe('validateSteps', () => {
+  it('accepts one valid step of every type and returns the steps unchanged', () => {
+    const steps: Step[] = [
+      task('prepare', { handler: 'transform', config: { expression: '{"n": 1}' }, outputKey: 'p' }),
+      { type: 'wait', name: 'pause', durationMs: 0 },
+      { type: 'wait', name: 'until-date', until: '2030-01-01T00:00:00.000Z' },
+      { type: 'wait', name: 'until-placeholder', until: '{{p.when}}' },
+      { type: 'wait', name: 'until-resumed' },
+      { type: 'condition', name: 'check', expression: 'p.n > 0', then: 'ask', else: 'prepare' },
+      { type: 'external_event', name: 'signal', signalType: 'paid', timeoutMs: 60000 },
+      llm({
+        temperature: 0.2,
+        maxTokens: 500,
+        fallbackModels: ['anthropic:claude-sonnet-4-5'],
+        tools: [{ name: 'lookup', handler: 'noop', parameters: { type: 'object' } }],
+        guardrails: { blockedPatterns: ['^secret'], requiredPatterns: ['\\d+'] },
+        responseFormat: 'json',
+        retry: { maxAttempts: 20, initialDelayMs: 0, backoffMultiplier: 1.5, maxDelayMs: 10 },
+      }),
+      { type: 'approval', name: 'review', contentKey: 'ask.text', regenerateFrom: 'ask' },
+    ];
+    const result = validateSteps(steps);
+    expect(result.errors).toEqual([]);
+    expect(result.steps).toEqual(steps);
+  });
+
+  it('names the field of the offending step by index (steps[2].handler)', () => {
+    expect(fieldsOf([task('a'), task('b'), { type: 'task', name: 'c' }])).toEqual([
+      'steps[2].handler',
+    ]);
+  });
+
+  it('rejects a step that is not an object', () => {
+    expect(fieldsOf([task('a'), 'b', null, []])).toEqual(['steps[1]', 'steps[2]', 'steps[3]']);
+  });
+
+  it('rejects an unknown or missing type, listing the types', () => {
+    expect(fieldsOf([{ type: 'sleep', name: 'a' }, { name: 'b' }])).toEqual([
+      'steps[0].type',
+      'steps[1].type',
+    ]);
+    expect(messageOf([{ type: 'sleep', name: 'a' }], 'steps[0].type')).toBe(
+      'must be one of task, wait, condition, external_event, llm, approval',
+    );
+  });
+
+  it('rejects an unknown field, naming it, at the step and in nested objects', () => {
+    expect(fieldsOf([task('a', { durationMs: 5 })])).toEqual(['steps[0].durationMs']);
+    expect(messageOf([task('a', { durationMs: 5 })], 'steps[0].durationMs')).toBe('is not allowed');
+    expect(fieldsOf([task('a', { retry: { attempts: 2 } })])).toEqual(['steps[0].retry.attempts']);
+    expect(fieldsOf([llm({ messages: [{ role: 'user', content: 'x', name: 'bob' }] })])).toEqual([
+      'steps[0].messages[0].name',
+    ]);
+  });
+
+  it('requires a name of 1-100 characters', () => {
+    expect(fieldsOf([{ type: 'task', handler: 'noop' }])).toEqual(['steps[0].name']);
+    expect(fieldsOf([task('')])).toEqual(['steps[0].name']);
+    expect(fieldsOf([task('n'.repeat(100))])).toEqual([]);
+    expect(fieldsOf([task('n'.repeat(101))])).toEqual(['steps[0].name']);
+  });
+
+  it('rejects duplicate step names on the later step', () => {
+    expect(fieldsOf([task('a'), task('b'), task('a')])).toEqual(['steps[2].name']);
+    expect(messageOf([task('a'), task('a')], 'steps[1].name')).toBe('duplicate step name "a"');
+  });
+
+  it('rejects then, else and regenerateFrom naming a step that does not exist', () => {
+    const steps = [
+      { type: 'condition', name: 'c', expression: 'true', then: 'nowhere', else: 'c' },
+      { type: 'condition', name: 'd', expression: 'true', else: 'gone' },
+      { type: 'approval', name: 'e', contentKey: 'x', regenerateFrom: 'missing' },
+    ];
+    expect(fieldsOf(steps)).toEqual(['steps[0].then', 'steps[1].else', 'steps[2].regenerateFrom']);
+    expect(messageOf(steps, 'steps[0].then')).toBe('no step named "nowhere"');
+  });
+
+  it('allows a jump to a later step and to the step itself', () => {
+    expect(
+      fieldsOf([
+        { type: 'condition', name: 'c', expression: 'true', then: 'later', else: 'c' },
+        task('later'),
+      ]),
+    ).toEqual([]);
+  });
+
+  describe('task', () => {
+    it('requires a handler but accepts any name (unknown handlers fail at run time)', () => {
+      expect(fieldsOf([{ type: 'task', name: 'a' }])).toEqual(['steps[0].handler']);
+      expect(fieldsOf([task('a', { handler: 'not-registered-anywhere' })])).toEqual([]);
+    });
+
+    it('requires config to be an object', () => {
+      expect(fieldsOf([task('a', { config: [] })])).toEqual(['steps[0].config']);
+      expect(fieldsOf([task('a', { config: 'x' })])).toEqual(['steps[0].config']);
+    });
+
+    it('requires a valid JSONata config.expression for the transform handler', () => {
+      expect(fieldsOf([task('a', { handler: 'transform' })])).toEqual([
+        'steps[0].config.expression',
+      ]);
+      expect(fieldsOf([task('a', { handler: 'transform', config: { expression: '{' } })])).toEqual([
+        'steps[0].config.expression',
+      ]);
+      expect(
+        messageOf(
+          [task('a', { handler: 'transform', config: { expression: 'a'.repeat(2001) } })],
+          'steps[0].config.expression',
+        ),
+      ).toBe('must be at most 2000 characters');
+    });
+  });
+
+  describe('wait', () => {
+    it('rejects durationMs together with until', () => {
+      expect(
+        fieldsOf([{ type: 'wait', name: 'w', durationMs: 10, until: '2030-01-01T00:00:00Z' }]),
+      ).toEqual(['steps[0].until']);
+    });
+
+    it('rejects an until that is neither an ISO 8601 timestamp nor a placeholder', () => {
+      for (const until of ['tomorrow', '2030-01-01', '2030-13-01T00:00:00Z', '1700000000000']) {
+        expect(fieldsOf([{ type: 'wait', name: 'w', until }])).toEqual(['steps[0].until']);
+      }
+      expect(fieldsOf([{ type: 'wait', name: 'w', until: '2030-01-01T10:00:00+02:00' }])).toEqual(
+        [],
+      );
+    });
+
+    it('rejects a negative or fractional durationMs', () => {
+      expect(fieldsOf([{ type: 'wait', name: 'w', durationMs: -1 }])).toEqual([
+        'steps[0].durationMs',
+      ]);
+      expect(fieldsOf([{ type: 'wait', name: 'w', durationMs: 1.5 }])).toEqual([
+        'steps[0].durationMs',
+      ]);
+    });
+  });
+
+  describe('condition', () => {
+    it('requires an expression that parses and is at most 2000 characters', () => {
+      expect(fieldsOf([{ type: 'condition', name: 'c' }])).toEqual(['steps[0].expression']);
+      expect(fieldsOf([{ type: 'condition', name: 'c', expression: 'a ==' }])).toEqual([
+        'steps[0].expression',
+      ]);
+      expect(
+        fieldsOf([{ type: 'condition', name: 'c', expression: `"${'x'.repeat(1998)}"` }]),
+      ).toEqual([]);
+      expect(
+        fieldsOf([{ type: 'condition', name: 'c', expression: `"${'x'.repeat(1999)}"` }]),
+      ).toEqual(['steps[0].expression']);
+    });
+  });
+
+  describe('llm', () => {
+    it('requires messages, at least one', () => {
+      const { messages: _omitted, ...withoutMessages } = llm();
+      expect(fieldsOf([withoutMessages])).toEqual(['steps[0].messages']);
+      expect(fieldsOf([llm({ messages: [] })])).toEqual(['steps[0].messages']);
+    });
+
+    it('accepts only the roles system, user and assistant', () => {
+      expect(fieldsOf([llm({ messages: [{ role: 'tool', content: 'x' }] })])).toEqual([
+        'steps[0].messages[0].role',
+      ]);
+      for (const role of ['system', 'user', 'assistant']) {
+        expect(fieldsOf([llm({ messages: [{ role, content: 'x' }] })])).toEqual([]);
+      }
+    });
+
+    it('accepts a temperature from 0 to 2 only', () => {
+      expect(fieldsOf([llm({ temperature: 0 })])).toEqual([]);
+      expect(fieldsOf([llm({ temperature: 2 })])).toEqual([]);
+      expect(fieldsOf([llm({ temperature: -0.1 })])).toEqual(['steps[0].temperature']);
+      expect(fieldsOf([llm({ temperature: 2.01 })])).toEqual(['steps[0].temperature']);
+    });
+
+    it('requires a handler for each tool and parameters that are a JSON Schema object', () => {
+      expect(fieldsOf([llm({ tools: [{ name: 't', parameters: {} }] })])).toEqual([
+        'steps[0].tools[0].handler',
+      ]);
+      expect(fieldsOf([llm({ tools: [{ name: 't', handler: 'h', parameters: [] }] })])).toEqual([
+        'steps[0].tools[0].parameters',
+      ]);
+      expect(
+        fieldsOf([llm({ tools: [{ name: 't', handler: 'h', parameters: { type: 'string' } }] })]),
+      ).toEqual(['steps[0].tools[0].parameters']);
+    });
+
+    it('rejects an invalid guardrail regular expression, naming its index', () => {
+      expect(fieldsOf([llm({ guardrails: { blockedPatterns: ['ok', '(unclosed'] } })])).toEqual([
+        'steps[0].guardrails.blockedPatterns[1]',
+      ]);
+      expect(fieldsOf([llm({ guardrails: { requiredPatterns: ['[z-a]'] } })])).toEqual([
+        'steps[0].guardrails.requiredPatterns[0]',
+      ]);
+    });
+  });
+
+  describe('approval', () => {
+    it('requires contentKey', () => {
+      expect(fieldsOf([{ type: 'approval', name: 'r', prompt: 'ok?' }])).toEqual([
+        'steps[0].contentKey',
+      ]);
+    });
+  });
+
+  describe('retry', () => {
+    it('accepts maxAttempts from 1 to 20 only', () => {
+      expect(fieldsOf([task('a', { retry: { maxAttempts: 1 } })])).toEqual([]);
+      expect(fieldsOf([task('a', { retry: { maxAttempts: 20 } })])).toEqual([]);
+      expect(fieldsOf([task('a', { retry: { maxAttempts: 0 } })])).toEqual([
+        'steps[0].retry.maxAttempts',
+      ]);
+      expect(fieldsOf([task('a', { retry: { maxAttempts: 21 } })])).toEqual([
+        'steps[0].retry.maxAttempts',
+      ]);
+    });
+
+    it('requires retry to be an object', () => {
+      expect(fieldsOf([task('a', { retry: 3 })])).toEqual(['steps[0].retry']);
+    });
+  });
+
+  it('reports every bad field of every step at once', () => {
+    expect(
+      fieldsOf([
+        { type: 'task', name: 'a' },
+        { type: 'wait', name: 'b', durationMs: 1, until: 'x' },
+        { type: 'approval', name: 'a' },
+      ]),
+    ).toEqual(['steps[0].handler', 'steps[1].until', 'steps[2].contentKey', 'steps[2].name']);
+  });
+});

@@ -1,4 +1,4 @@
-import type { INestApplication } from '@nestjs/common';
+import type { DynamicModule, INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
 import request from 'supertest';
@@ -23,11 +23,12 @@ export interface TestApp {
 /**
  * Starts the real application (same middleware, guards and filters as `main.ts`) on a loopback port,
  * against this test file's database unless `databaseUrl` is given. `env` overrides configuration the
- * way environment variables would.
+ * way environment variables would. `imports` adds Nest modules, as an embedding application would
+ * (e.g. a module whose providers carry @TaskHandler).
  */
 export async function createTestApp(
   env: Record<string, string> = {},
-  options: { databaseUrl?: string } = {},
+  options: { databaseUrl?: string; imports?: DynamicModule['imports'] } = {},
 ): Promise<TestApp> {
   const databaseUrl = options.databaseUrl ?? (await fileDatabaseUrl());
   const config = loadConfig({
@@ -38,7 +39,7 @@ export async function createTestApp(
     ...env,
     DATABASE_URL: databaseUrl,
   });
-  const app = await createApp(config, createPinoLogger(config.logLevel));
+  const app = await createApp(config, createPinoLogger(config.logLevel), options.imports);
   await app.listen(0, '127.0.0.1');
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

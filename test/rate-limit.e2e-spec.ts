@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
+import { freePort } from './support/service-process';
 import { waitFor } from './support/wait';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -239,6 +240,21 @@ describe('rate limits', () => {
         expect(refused.status).toBe(429);
         expect(refused.body).toEqual(TOO_MANY);
         expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+      }
+    });
+
+    it('keeps limiting in memory, without failing any request, while Redis is unreachable', async () => {
+      const unreachable = await createTestApp(
+        { RATE_LIMIT_MAX: '2', REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+        { databaseUrl: setup.databaseUrl },
+      );
+      try {
+        const { key } = await createWorkspaceWithKey(setup.http);
+        const statuses: number[] = [];
+        for (let i = 0; i < 3; i++) statuses.push((await current(unreachable, key)).status);
+        expect(statuses).toEqual([200, 200, 429]);
+      } finally {
+        await unreachable.close();
       }
     });
 

@@ -4,7 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
-import { accessLog, jsonBody, requestId } from './common/http-middleware';
+import { accessLog, answerClientErrors, jsonBody, requestId } from './common/http-middleware';
 import { PinoNestLogger } from './common/logger';
 import type { AppConfig } from './config/app-config';
 
@@ -26,6 +26,7 @@ export async function createApp(
     },
   );
   app.disable('x-powered-by');
+  answerClientErrors(app.getHttpServer());
   app.use(requestId());
   app.use(accessLog(logger));
   app.use(jsonBody());

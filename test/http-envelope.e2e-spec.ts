@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Client } from 'pg';
 import { createTestApp, type TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
@@ -272,11 +273,29 @@ describe('the HTTP envelope', () => {
       }
     });
 
-    it('answers headers larger than the server accepts with 431, not a 500', async () => {
+    it('answers headers larger than the server accepts with 431 in the envelope, not a 500', async () => {
       const res = await fetch(`${t.baseUrl}/v1/workspaces/current`, {
         headers: { 'x-api-key': `svc_${'a'.repeat(20_000)}` },
       });
       expect(res.status).toBe(431);
+      expect(await res.json()).toEqual({
+        success: false,
+        error: { code: 'HEADERS_TOO_LARGE', message: 'request headers are too large' },
+      });
+    });
+
+    it('answers a request that is not HTTP with 400 in the envelope', async () => {
+      const socket = connect(Number(new URL(t.baseUrl).port), '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const closed = new Promise((resolve) => socket.once('close', resolve));
+      socket.write('HELLO THERE\r\n\r\n');
+      await closed;
+      expect(answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+        success: false,
+        error: { code: 'VALIDATION_ERROR', message: 'malformed HTTP request' },
+      });
     });
   });
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import type { Logger as Pino } from 'pino';
@@ -97,4 +99,31 @@ export function jsonBody(): RequestHandler {
       next();
     });
   };
+}
+
+/**
+ * Requests that Node's HTTP parser rejects before the application sees them (headers over 16 KiB, a
+ * malformed request line, a header timeout) are answered in the envelope too, instead of Node's
+ * body-less default.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    const answered = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || answered?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const [status, code, message] =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'HEADERS_TOO_LARGE', 'request headers are too large']
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'REQUEST_TIMEOUT', 'request not received in time']
+          : [400, 'VALIDATION_ERROR', 'malformed HTTP request'];
+    const body = JSON.stringify({ success: false, error: { code, message } });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        'Content-Type: application/json; charset=utf-8\r\n' +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
 }

@@ -1,5 +1,12 @@
 import { Module } from '@nestjs/common';
+import { CostsController } from './costs.controller';
+import { CostsRepository } from './costs.repository';
+import { CostsService } from './costs.service';
 
-/** Filled in by its own issue; registered in AppModule already so that work on it stays in this folder. */
-@Module({})
+/** Cost records (written by the LLM step) and the cost endpoints. */
+@Module({
+  controllers: [CostsController],
+  providers: [CostsService, CostsRepository],
+  exports: [CostsRepository],
+})
 export class CostsModule {}

@@ -1,0 +1,117 @@
+import { checkGuardrails, JsonAnswerError, parseJsonAnswer } from './guardrails';
+import { validateJsonSchema } from './json-schema';
+
+describe('checkGuardrails', () => {
+  it('passes everything when the step has no guardrails', () => {
+    expect(checkGuardrails('anything', undefined, undefined)).toBeNull();
+    expect(checkGuardrails('anything', undefined, {})).toBeNull();
+  });
+
+  it('counts characters, not UTF-16 units, for maxOutputChars', () => {
+    expect(checkGuardrails('😀😀😀', undefined, { maxOutputChars: 3 })).toBeNull();
+    expect(checkGuardrails('abcd', undefined, { maxOutputChars: 3 })).toEqual({
+      guardrail: 'maxOutputChars',
+      reason: 'output has 4 characters, more than the 3 allowed',
+    });
+  });
+
+  it('rejects an answer matching a blocked pattern', () => {
+    expect(
+      checkGuardrails('call me at 555-1234', undefined, { blockedPatterns: ['\\d{3}-\\d{4}'] }),
+    ).toEqual({
+      guardrail: 'blockedPatterns',
+      reason: 'output matches the blocked pattern "\\\\d{3}-\\\\d{4}"',
+    });
+  });
+
+  it('requires every required pattern', () => {
+    const g = { requiredPatterns: ['^Dear ', 'Regards'] };
+    expect(checkGuardrails('Dear Ann, ... Regards', undefined, g)).toBeNull();
+    expect(checkGuardrails('Dear Ann, bye', undefined, g)).toEqual({
+      guardrail: 'requiredPatterns',
+      reason: 'output does not match the required pattern "Regards"',
+    });
+  });
+
+  it('checks the length before the patterns', () => {
+    expect(
+      checkGuardrails('forbidden', undefined, { maxOutputChars: 3, blockedPatterns: ['forbidden'] })
+        ?.guardrail,
+    ).toBe('maxOutputChars');
+  });
+
+  it('validates the parsed JSON answer against jsonSchema', () => {
+    const jsonSchema = {
+      type: 'object',
+      required: ['title'],
+      properties: { title: { type: 'string', minLength: 1 } },
+    };
+    expect(checkGuardrails('{"title":"Hi"}', { title: 'Hi' }, { jsonSchema })).toBeNull();
+    expect(checkGuardrails('{"title":3}', { title: 3 }, { jsonSchema })).toEqual({
+      guardrail: 'jsonSchema',
+      reason: 'output does not match jsonSchema: $.title: must be string',
+    });
+  });
+
+  it('parses a text answer for jsonSchema and reports one that is not JSON', () => {
+    const jsonSchema = { type: 'object' };
+    expect(checkGuardrails('{"a":1}', undefined, { jsonSchema })).toBeNull();
+    expect(checkGuardrails('not json', undefined, { jsonSchema })?.reason).toMatch(
+      /^response is not valid JSON/,
+    );
+  });
+});
+
+describe('parseJsonAnswer', () => {
+  it('accepts plain JSON and JSON inside one Markdown fence', () => {
+    expect(parseJsonAnswer(' {"a":1} ')).toEqual({ a: 1 });
+    expect(parseJsonAnswer('```json\n{"a":[1,2]}\n```')).toEqual({ a: [1, 2] });
+  });
+
+  it('throws a JsonAnswerError for anything else', () => {
+    expect(() => parseJsonAnswer('Sure! {"a":1}')).toThrow(JsonAnswerError);
+  });
+});
+
+describe('validateJsonSchema', () => {
+  it('checks types, with integers being numbers', () => {
+    expect(validateJsonSchema(3, { type: 'number' })).toEqual([]);
+    expect(validateJsonSchema(3.5, { type: 'integer' })).toEqual(['$: must be integer']);
+    expect(validateJsonSchema(null, { type: ['string', 'null'] })).toEqual([]);
+  });
+
+  it('names the path of nested violations', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        tags: { type: 'array', items: { type: 'string' }, maxItems: 2 },
+        'odd key': { enum: ['a', 'b'] },
+      },
+      additionalProperties: false,
+    };
+    expect(
+      validateJsonSchema({ tags: ['x', 1, 'y'], 'odd key': 'c', extra: true }, schema),
+    ).toEqual([
+      '$.tags: must have at most 2 items',
+      '$.tags[1]: must be string',
+      '$["odd key"]: must be one of "a", "b"',
+      '$: must not have property "extra"',
+    ]);
+  });
+
+  it('supports bounds, patterns, const and combinators', () => {
+    expect(validateJsonSchema(5, { minimum: 6 })).toEqual(['$: must be >= 6']);
+    expect(validateJsonSchema(5, { exclusiveMaximum: 5 })).toEqual(['$: must be < 5']);
+    expect(validateJsonSchema('abc', { pattern: '^a', maxLength: 2 })).toEqual([
+      '$: must have at most 2 characters',
+    ]);
+    expect(validateJsonSchema('x', { const: 'y' })).toEqual(['$: must be "y"']);
+    expect(validateJsonSchema(1, { anyOf: [{ type: 'string' }, { type: 'integer' }] })).toEqual([]);
+    expect(validateJsonSchema(1, { oneOf: [{ type: 'number' }, { type: 'integer' }] })).toEqual([
+      '$: must match exactly one schema of oneOf (2)',
+    ]);
+    expect(validateJsonSchema('a', { not: { type: 'string' } })).toEqual([
+      '$: must not match the schema of not',
+    ]);
+  });
+});

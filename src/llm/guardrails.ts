@@ -1,0 +1,93 @@
+import type { LlmGuardrails } from '../definitions/steps/step-types';
+import { validateJsonSchema } from './json-schema';
+
+export type GuardrailName =
+  'maxOutputChars' | 'blockedPatterns' | 'requiredPatterns' | 'jsonSchema';
+
+export interface GuardrailViolation {
+  guardrail: GuardrailName;
+  reason: string;
+}
+
+export class JsonAnswerError extends Error {}
+
+/**
+ * Parses a model's JSON answer. A single surrounding Markdown code fence (```json ... ```) is removed
+ * first: models without a JSON mode (Anthropic's) often wrap their answer in one.
+ */
+export function parseJsonAnswer(text: string): unknown {
+  const trimmed = text.trim();
+  const fenced = /^```[A-Za-z0-9_-]*\s*\n([\s\S]*?)\n?```$/.exec(trimmed);
+  const body = fenced ? fenced[1] : trimmed;
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    throw new JsonAnswerError(
+      `response is not valid JSON: ${err instanceof Error ? err.message : String(err)}`,
+    );
+  }
+}
+
+function quote(pattern: string): string {
+  return JSON.stringify(pattern);
+}
+
+/**
+ * The first guardrail the answer breaks, or null. Checked in this order: maxOutputChars (characters
+ * of the text), blockedPatterns (none may match), requiredPatterns (each must match), jsonSchema
+ * (against `json` when the step asked for JSON, else against the text parsed as JSON). Patterns are
+ * JavaScript regular expressions without flags, validated when the definition was created.
+ */
+export function checkGuardrails(
+  text: string,
+  json: unknown,
+  guardrails: LlmGuardrails | undefined,
+): GuardrailViolation | null {
+  if (!guardrails) return null;
+  const { maxOutputChars, blockedPatterns, requiredPatterns, jsonSchema } = guardrails;
+  if (maxOutputChars !== undefined) {
+    const length = [...text].length;
+    if (length > maxOutputChars) {
+      return {
+        guardrail: 'maxOutputChars',
+        reason: `output has ${length} characters, more than the ${maxOutputChars} allowed`,
+      };
+    }
+  }
+  for (const pattern of blockedPatterns ?? []) {
+    if (new RegExp(pattern).test(text)) {
+      return {
+        guardrail: 'blockedPatterns',
+        reason: `output matches the blocked pattern ${quote(pattern)}`,
+      };
+    }
+  }
+  for (const pattern of requiredPatterns ?? []) {
+    if (!new RegExp(pattern).test(text)) {
+      return {
+        guardrail: 'requiredPatterns',
+        reason: `output does not match the required pattern ${quote(pattern)}`,
+      };
+    }
+  }
+  if (jsonSchema !== undefined) {
+    let value = json;
+    if (value === undefined) {
+      try {
+        value = parseJsonAnswer(text);
+      } catch (err) {
+        return { guardrail: 'jsonSchema', reason: (err as Error).message };
+      }
+    }
+    const errors = validateJsonSchema(value, jsonSchema);
+    if (errors.length > 0) {
+      const shown = errors.slice(0, 5).join('; ');
+      const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
+      return {
+        guardrail: 'jsonSchema',
+        reason: `output does not match jsonSchema: ${shown}${more}`,
+      };
+    }
+  }
+  return null;
+}

@@ -1,5 +1,12 @@
 import { Module } from '@nestjs/common';
+import { ApprovalStepExecutor } from './approval.step';
+import { ApprovalsController } from './approvals.controller';
+import { ApprovalsRepository } from './approvals.repository';
+import { ApprovalsService } from './approvals.service';
 
-/** Filled in by its own issue; registered in AppModule already so that work on it stays in this folder. */
-@Module({})
+/** Approval requests and the `approval` step type (found by the executor through its decorator). */
+@Module({
+  controllers: [ApprovalsController],
+  providers: [ApprovalsService, ApprovalsRepository, ApprovalStepExecutor],
+})
 export class ApprovalsModule {}

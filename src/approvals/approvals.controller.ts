@@ -1,0 +1,54 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { CurrentApiKeyId, CurrentWorkspace } from '../common/auth';
+import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { ApprovalsService } from './approvals.service';
+import {
+  ApprovalDecisionDto,
+  ApprovalRequestDto,
+  DecideApprovalDto,
+  ListApprovalRequestsQueryDto,
+} from './dto/approval.dto';
+
+@ApiTags('approval-requests')
+@ApiSecurity('api-key')
+@Controller('v1/approval-requests')
+export class ApprovalsController {
+  constructor(private readonly approvals: ApprovalsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'List approval requests, newest first (no pagination meta)',
+    description: '`pending=true`: undecided only; `pending=false`: decided only; omitted: all.',
+  })
+  @ApiEnvelope(ApprovalRequestDto, 200, 'array')
+  @ApiErrors(400, 401)
+  list(
+    @CurrentWorkspace() workspaceId: string,
+    @Query() query: ListApprovalRequestsQueryDto,
+  ): Promise<ApprovalRequestDto[]> {
+    return this.approvals.list(workspaceId, query);
+  }
+
+  @Post(':id/decide')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Decide an approval request: approved, rejected or edited',
+    description:
+      'Wakes the paused run. approved: continues with the content as it is. edited: editedContent ' +
+      'replaces the state value at contentKey. rejected: the approval step fails; while its retry ' +
+      'policy has attempts left the run goes back to regenerateFrom (default: the step before) with ' +
+      '`rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request ' +
+      'was already decided or the run is no longer PAUSED (cancelled, for instance).',
+  })
+  @ApiEnvelope(ApprovalDecisionDto)
+  @ApiErrors(400, 401, 404, 409)
+  decide(
+    @CurrentWorkspace() workspaceId: string,
+    @CurrentApiKeyId() keyId: string,
+    @Param('id') id: string,
+    @Body() dto: DecideApprovalDto,
+  ): Promise<ApprovalDecisionDto> {
+    return this.approvals.decide(workspaceId, keyId, id, dto);
+  }
+}

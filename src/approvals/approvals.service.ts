@@ -1,0 +1,76 @@
+import { Injectable } from '@nestjs/common';
+import { ConflictError, NotFoundError } from '../common/errors';
+import { isUuid } from '../common/ids';
+import { ApprovalsRepository, type ApprovalRow } from './approvals.repository';
+import type {
+  ApprovalDecisionDto,
+  ApprovalRequestDto,
+  DecideApprovalDto,
+  ListApprovalRequestsQueryDto,
+} from './dto/approval.dto';
+
+function toDto(row: ApprovalRow): ApprovalRequestDto {
+  return {
+    id: row.id,
+    workflowRunId: row.run_id,
+    stepRunId: row.step_run_id,
+    stepName: row.step_name,
+    contentKey: row.content_key,
+    content: row.content,
+    prompt: row.prompt,
+    decision: row.decision,
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at?.toISOString() ?? null,
+    comment: row.comment,
+    editedContent: row.edited_content,
+    createdAt: row.created_at.toISOString(),
+  };
+}
+
+@Injectable()
+export class ApprovalsService {
+  constructor(private readonly approvals: ApprovalsRepository) {}
+
+  async list(workspaceId: string, q: ListApprovalRequestsQueryDto): Promise<ApprovalRequestDto[]> {
+    const pending = q.pending === undefined ? undefined : q.pending === 'true';
+    return (await this.approvals.list(workspaceId, pending)).map(toDto);
+  }
+
+  async decide(
+    workspaceId: string,
+    callingKeyId: string,
+    id: string,
+    dto: DecideApprovalDto,
+  ): Promise<ApprovalDecisionDto> {
+    if (!isUuid(id)) throw new NotFoundError('approval request');
+    const result = await this.approvals.decide(workspaceId, id, {
+      decision: dto.decision,
+      decidedBy: dto.decidedBy ?? `api-key:${callingKeyId}`,
+      comment: dto.comment ?? null,
+      editedContent: dto.editedContent ?? null,
+    });
+    if (!result.ok) {
+      switch (result.reason) {
+        case 'not-found':
+          throw new NotFoundError('approval request');
+        case 'already-decided':
+          throw new ConflictError(`approval request was already decided (${result.decision})`);
+        case 'run-not-paused':
+          throw new ConflictError(
+            `run is ${result.status}; the approval request can no longer be decided`,
+          );
+      }
+    }
+    const r = result.request;
+    return {
+      id: r.id,
+      workflowRunId: r.run_id,
+      stepRunId: r.step_run_id,
+      stepName: r.step_name,
+      decision: r.decision!,
+      decidedBy: r.decided_by!,
+      decidedAt: r.decided_at!.toISOString(),
+      createdAt: r.created_at.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,94 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+  Length,
+  MaxLength,
+  ValidateIf,
+} from 'class-validator';
+
+export const DECISIONS = ['approved', 'rejected', 'edited'] as const;
+export type Decision = (typeof DECISIONS)[number];
+
+export class ListApprovalRequestsQueryDto {
+  @ApiPropertyOptional({
+    enum: ['true', 'false'],
+    description: '`true`: undecided requests only; `false`: decided ones only; omitted: all',
+  })
+  @IsOptional()
+  @IsIn(['true', 'false'], { message: 'pending must be true or false' })
+  pending?: 'true' | 'false';
+}
+
+export class DecideApprovalDto {
+  @ApiProperty({ enum: DECISIONS })
+  @IsIn(DECISIONS, { message: `decision must be one of ${DECISIONS.join(', ')}` })
+  decision: Decision;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      "Required when decision is `edited`: replaces the state value at the step's contentKey. " +
+      'When the content under review was wrapped as `{value}` (the state value was not an object), ' +
+      '`{value: x}` puts `x` back. Ignored for other decisions.',
+  })
+  @ValidateIf((o: DecideApprovalDto) => o.decision === 'edited' || o.editedContent !== undefined)
+  @IsObject({ message: 'editedContent must be an object (required when decision is edited)' })
+  editedContent?: Record<string, unknown>;
+
+  @ApiPropertyOptional({
+    maxLength: 255,
+    description: 'Who decided; default `api-key:<id of the calling key>`',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 255)
+  decidedBy?: string;
+
+  @ApiPropertyOptional({
+    maxLength: 2000,
+    description:
+      'Reviewer comment. On a rejection with regeneration it is put in the state at ' +
+      '`rejection.comment`, so the regenerating step can be prompted with it.',
+  })
+  @IsOptional()
+  @IsString()
+  @MaxLength(2000)
+  comment?: string;
+}
+
+export class ApprovalRequestDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) workflowRunId: string;
+  @ApiProperty({ format: 'uuid' }) stepRunId: string;
+  @ApiProperty() stepName: string;
+  @ApiProperty({ example: 'draft.text' }) contentKey: string;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: true,
+    description: 'The state value at contentKey; a non-object is wrapped as `{value}`',
+  })
+  content: Record<string, unknown>;
+  @ApiProperty() prompt: string;
+  @ApiProperty({ enum: DECISIONS, nullable: true, type: String }) decision: Decision | null;
+  @ApiProperty({ nullable: true, type: String }) decidedBy: string | null;
+  @ApiProperty({ format: 'date-time', nullable: true, type: String }) decidedAt: string | null;
+  @ApiProperty({ nullable: true, type: String }) comment: string | null;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
+  editedContent: Record<string, unknown> | null;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}
+
+export class ApprovalDecisionDto {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ format: 'uuid' }) workflowRunId: string;
+  @ApiProperty({ format: 'uuid' }) stepRunId: string;
+  @ApiProperty() stepName: string;
+  @ApiProperty({ enum: DECISIONS }) decision: Decision;
+  @ApiProperty() decidedBy: string;
+  @ApiProperty({ format: 'date-time' }) decidedAt: string;
+  @ApiProperty({ format: 'date-time' }) createdAt: string;
+}

@@ -1,10 +1,9 @@
 import { request as httpRequest } from 'node:http';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
+import { redisForTests, type RedisForTests } from './support/fake-redis';
 import { freePort } from './support/service-process';
 import { waitFor } from './support/wait';
-
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 interface Answer {
   status: number;
@@ -211,9 +210,12 @@ describe('rate limits', () => {
     let a: TestApp;
     let b: TestApp;
     let workspace: WorkspaceWithKey;
+    let redis: RedisForTests;
 
     beforeAll(async () => {
-      const env = { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_MS: '60000', REDIS_URL };
+      // REDIS_URL, else 127.0.0.1:6379, else (a machine without Redis) a stand-in speaking RESP.
+      redis = await redisForTests();
+      const env = { RATE_LIMIT_MAX: '4', RATE_LIMIT_WINDOW_MS: '60000', REDIS_URL: redis.url };
       a = await createTestApp(env, { databaseUrl: setup.databaseUrl });
       b = await createTestApp(env, { databaseUrl: setup.databaseUrl });
       workspace = await createWorkspaceWithKey(setup.http);
@@ -221,6 +223,7 @@ describe('rate limits', () => {
     afterAll(async () => {
       await a?.close();
       await b?.close();
+      await redis?.close();
     });
 
     it('two instances on one database share one workspace budget', async () => {

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsObject, IsOptional, IsString, Length } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 
 export const RUN_STATUSES = [
@@ -13,6 +13,9 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** An optional object may be omitted, but an explicit `null` is not an object (unlike IsOptional). */
+const isGiven = (_dto: object, value: unknown): boolean => value !== undefined;
+
 export class CreateRunDto {
   @ApiProperty({ format: 'uuid' })
   @IsString()
@@ -20,7 +23,7 @@ export class CreateRunDto {
   definitionId: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
-  @IsOptional()
+  @ValidateIf(isGiven)
   @IsObject()
   input?: Record<string, unknown>;
 
@@ -51,7 +54,7 @@ export class ResumeRunDto {
   signalType: string;
 
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
-  @IsOptional()
+  @ValidateIf(isGiven)
   @IsObject()
   payload?: Record<string, unknown>;
 }

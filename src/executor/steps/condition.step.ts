@@ -8,9 +8,18 @@ import {
   type StepOutcome,
 } from '../step-executor';
 
-/** JSONata truthiness: empty arrays, empty strings, 0, null and false are false. */
+/**
+ * JSONata truthiness ($boolean): false, 0, "", null, empty objects, functions and arrays with no truthy
+ * member are false. Plain JavaScript would call `{}` and a lambda true.
+ */
 function truthy(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length > 0 && value.some(truthy);
+  if (Array.isArray(value)) return value.some(truthy);
+  if (typeof value === 'function') return false;
+  if (value !== null && typeof value === 'object') {
+    const v = value as Record<string, unknown>;
+    if (v._jsonata_lambda === true || v._jsonata_function === true) return false;
+    return Object.keys(v).length > 0;
+  }
   return Boolean(value);
 }
 

@@ -1,0 +1,587 @@
+/**
+ * `npm run bench [-- flags]`: builds the service (the npm script does), starts it in production mode as
+ * its own process against PostgreSQL, runs the scenarios of issue 6, prints one markdown table and
+ * writes bench/results/<timestamp>.json. See README.md, "Performance", and `--help`.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from 'pg';
+import {
+  createDatabase,
+  dropAll,
+  findDatabaseServer,
+  type BenchDatabase,
+  type DatabaseServer,
+} from './lib/db';
+import {
+  bootstrapWorkspace,
+  createDefinition,
+  startService,
+  THREE_NOOP_STEPS,
+  type Service,
+} from './lib/service';
+import type { BenchOptions, Throughput } from './lib/types';
+import { log, median, round } from './lib/util';
+import { runPeer, type PeerJob } from './peers/protocol';
+import {
+  apiLatency,
+  dispatchLatency,
+  type CannonResult,
+  type DispatchResult,
+} from './scenarios/latency';
+import { parkAndDrain, PARK_STEPS, type ParkResult } from './scenarios/park';
+import { findPgbench, pgbenchCeiling, type PgbenchResult } from './scenarios/pgbench';
+import { explainPlans, insertRuns, scaleQueries, type QueryLatency } from './scenarios/scale';
+import { endToEnd, executionOnly, type Target } from './scenarios/throughput';
+
+const HELP = `npm run bench -- [flags]
+
+  --quick               small sizes, finishes in under 2 minutes (defaults below in brackets)
+  --runs=N              runs per throughput measurement, scenarios 1, 2 and 6       2000 [200]
+  --in-flight=N         requests in flight while creating runs                      32
+  --repeat=N            repetitions of each throughput measurement (median kept)   3 [1]
+  --dispatch=N          sequential 1-step runs for dispatch latency                200 [30]
+  --api-seconds=N       autocannon duration per endpoint                           10 [2]
+  --connections=N       autocannon connections                                     50
+  --park=N              runs parked at an external_event step                      10000 [500]
+  --scale=N             runs inserted with SQL for the scale scenario              1000000 [50000]
+  --scale-samples=N     sequential requests per query in the scale scenario        200 [30]
+  --pgbench-seconds=N   pgbench duration                                           15 [3]
+  --only=1,2,...        run only these scenarios (1-6; 2 includes pgbench)
+  --keep                keep the benchmark databases (default: dropped)
+
+Database: BENCH_DATABASE_URL, else PostgreSQL at 127.0.0.1:5432 (user postgres) when it answers,
+else an embedded PostgreSQL. A fresh database is created per scenario and per peer.`;
+
+function parseOptions(argv: string[]): BenchOptions {
+  const flags = new Map<string, string>();
+  for (const a of argv) {
+    if (a === '--help' || a === '-h') {
+      console.log(HELP);
+      process.exit(0);
+    }
+    const m = /^--([a-z-]+)(?:=(.*))?$/.exec(a);
+    if (!m) throw new Error(`unknown argument ${a} (see --help)`);
+    flags.set(m[1], m[2] ?? 'true');
+  }
+  const quick = flags.get('quick') === 'true';
+  const num = (name: string, full: number, fast = full): number => {
+    const v = flags.get(name);
+    flags.delete(name);
+    if (v === undefined) return quick ? fast : full;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} must be a positive integer`);
+    return n;
+  };
+  const opts: BenchOptions = {
+    quick,
+    runs: num('runs', 2000, 200),
+    inFlight: num('in-flight', 32),
+    repeat: num('repeat', 3, 1),
+    dispatchRuns: num('dispatch', 200, 30),
+    apiSeconds: num('api-seconds', 10, 2),
+    apiConnections: num('connections', 50),
+    parkRuns: num('park', 10_000, 500),
+    scaleRuns: num('scale', 1_000_000, 50_000),
+    scaleSamples: num('scale-samples', 200, 30),
+    pgbenchSeconds: num('pgbench-seconds', 15, 3),
+    only: new Set((flags.get('only') ?? '1,2,3,4,5,6').split(',').map((s) => Number(s.trim()))),
+    build: true,
+    keepDatabases: flags.get('keep') === 'true',
+  };
+  for (const k of ['quick', 'only', 'keep']) flags.delete(k);
+  if (flags.size) throw new Error(`unknown flag(s): ${[...flags.keys()].join(', ')} (see --help)`);
+  return opts;
+}
+
+/** A fresh database with the service started on it, one workspace, its key and a definition. */
+interface Stage {
+  db: BenchDatabase;
+  svc: Service;
+  sql: Client;
+  target: Target;
+  close(): Promise<void>;
+}
+
+async function stage(
+  server: DatabaseServer,
+  label: string,
+  opts: BenchOptions,
+  steps: unknown[] = THREE_NOOP_STEPS,
+  env: Record<string, string> = {},
+): Promise<Stage> {
+  const db = await createDatabase(server, label);
+  const svc = await startService(db.url, env);
+  const { apiKey } = await bootstrapWorkspace(svc.baseUrl, `bench-${label.replace(/_/g, '-')}`);
+  const definitionId = await createDefinition(svc.baseUrl, apiKey, `bench-${label}`, steps);
+  const sql = new Client({ connectionString: db.url });
+  await sql.connect();
+  return {
+    db,
+    svc,
+    sql,
+    target: { databaseUrl: db.url, apiKey, definitionId, steps: steps.length },
+    close: async () => {
+      await sql.end();
+      await svc.stop();
+      if (!opts.keepDatabases) await db.drop();
+    },
+  };
+}
+
+/** Runs `measure` `repeat` times and keeps the repetition with the median runs/s. */
+async function repeated(
+  label: string,
+  repeat: number,
+  measure: () => Promise<Throughput>,
+): Promise<{ median: Throughput; samples: Throughput[] }> {
+  const samples: Throughput[] = [];
+  for (let i = 0; i < repeat; i++) {
+    const t = await measure();
+    log(`${label}: ${t.runsPerSec.toFixed(1)} runs/s (${t.seconds.toFixed(2)} s)`);
+    samples.push(t);
+  }
+  const m = median(samples.map((s) => s.runsPerSec));
+  const pick = samples.reduce((best, s) =>
+    Math.abs(s.runsPerSec - m) < Math.abs(best.runsPerSec - m) ? s : best,
+  );
+  return {
+    median: { ...pick, runsPerSec: m, stepsPerSec: m * (pick.stepsPerSec / pick.runsPerSec) },
+    samples,
+  };
+}
+
+interface Results {
+  startedAt: string;
+  finishedAt?: string;
+  options: Omit<BenchOptions, 'only'> & { only: number[] };
+  machine: Record<string, unknown>;
+  throughput?: { a: Throughput; b: Throughput; samples: { a: Throughput[]; b: Throughput[] } };
+  peers?: Record<string, { a: Throughput; b: Throughput; settings: string }>;
+  ratios?: Record<string, { a: number; b: number }>;
+  pgbench?: PgbenchResult | { skipped: string };
+  dispatch?: DispatchResult;
+  api?: CannonResult[];
+  park?: ParkResult;
+  scale?: {
+    runs: number;
+    stepRuns: number;
+    events: number;
+    insertSeconds: number;
+    filterStatus: string;
+    queries: QueryLatency[];
+    executionOnly: Throughput;
+    vsBaseline?: number;
+    plans: Record<string, string>;
+  };
+}
+
+async function scenarioThroughput(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(`scenario 1(a): ${opts.runs} runs end to end, ${opts.inFlight} in flight`);
+  const sa = await stage(server, 's1a', opts);
+  let a;
+  try {
+    // Warm-up (JIT, pools), not measured.
+    await endToEnd(sa.svc, sa.sql, sa.target, opts.quick ? 20 : 50, opts.inFlight);
+    a = await repeated('1(a)', opts.repeat, () =>
+      endToEnd(sa.svc, sa.sql, sa.target, opts.runs, opts.inFlight),
+    );
+  } catch (err) {
+    log(`service log:\n${sa.svc.logs()}`);
+    throw err;
+  } finally {
+    await sa.close();
+  }
+  log(
+    `scenario 1(b): ${opts.runs} runs created with the executor paused, then an executor started`,
+  );
+  const sb = await stage(server, 's1b', opts, THREE_NOOP_STEPS, { EXECUTOR_ENABLED: 'false' });
+  let b;
+  try {
+    b = await repeated('1(b)', opts.repeat, () =>
+      executionOnly(sb.svc, sb.sql, sb.target, opts.runs, opts.inFlight),
+    );
+  } catch (err) {
+    log(`service log:\n${sb.svc.logs()}`);
+    throw err;
+  } finally {
+    await sb.close();
+  }
+  r.throughput = { a: a.median, b: b.median, samples: { a: a.samples, b: b.samples } };
+}
+
+const PEERS: Array<{
+  key: string;
+  script: 'dbos' | 'graphile';
+  batched?: boolean;
+  settings: string;
+}> = [
+  {
+    key: 'DBOS',
+    script: 'dbos',
+    settings:
+      'a: DBOS.startWorkflow, 32 starts in flight; b: DBOSClient.enqueue onto a queue, then DBOS.launch; system pool 20',
+  },
+  {
+    key: 'graphile-worker',
+    script: 'graphile',
+    settings: 'concurrentJobs 24, maxPoolSize 25 (its performance page); each job adds the next',
+  },
+  {
+    key: 'graphile-worker batched',
+    script: 'graphile',
+    batched: true,
+    settings:
+      'concurrentJobs 24, maxPoolSize 25, localQueue.size 500, completeJobBatchDelay 0, failJobBatchDelay 0',
+  },
+];
+
+async function scenarioPeers(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  r.peers = {};
+  for (const peer of PEERS) {
+    const res: Partial<Record<'a' | 'b', Throughput>> = {};
+    for (const mode of ['a', 'b'] as const) {
+      log(`scenario 2: ${peer.key} (${mode}), ${opts.runs} runs`);
+      const m = await repeated(`${peer.key} (${mode})`, opts.repeat, async () => {
+        const db = await createDatabase(
+          server,
+          `peer_${peer.script}${peer.batched ? '_batched' : ''}_${mode}`,
+        );
+        try {
+          const job: PeerJob = {
+            url: db.url,
+            mode,
+            runs: opts.runs,
+            inFlight: opts.inFlight,
+            warmup: opts.quick ? 20 : 50,
+            batched: peer.batched,
+          };
+          return await runPeer(peer.script, job);
+        } finally {
+          if (!opts.keepDatabases) await db.drop();
+        }
+      });
+      res[mode] = m.median;
+    }
+    r.peers[peer.key] = { a: res.a!, b: res.b!, settings: peer.settings };
+  }
+  if (r.throughput) {
+    r.ratios = {};
+    for (const [key, p] of Object.entries(r.peers)) {
+      r.ratios[key] = {
+        a: r.throughput.a.runsPerSec / p.a.runsPerSec,
+        b: r.throughput.b.runsPerSec / p.b.runsPerSec,
+      };
+    }
+  }
+  const pgbench = findPgbench();
+  if (!pgbench || server.kind === 'embedded') {
+    r.pgbench = { skipped: pgbench ? 'embedded PostgreSQL' : 'pgbench not found' };
+  } else {
+    log(`pgbench ceiling: 8 clients, ${opts.pgbenchSeconds} s`);
+    const db = await createDatabase(server, 'pgbench');
+    try {
+      r.pgbench = await pgbenchCeiling(server, db, pgbench, opts.pgbenchSeconds);
+    } finally {
+      if (!opts.keepDatabases) await db.drop();
+    }
+  }
+}
+
+async function scenarioDispatch(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(`scenario 3: dispatch latency, ${opts.dispatchRuns} sequential 1-step runs`);
+  const s = await stage(server, 's3', opts, [{ type: 'task', name: 'only', handler: 'noop' }]);
+  try {
+    await dispatchLatency(s.svc, s.sql, s.target, 10); // warm-up
+    r.dispatch = await dispatchLatency(s.svc, s.sql, s.target, opts.dispatchRuns);
+  } catch (err) {
+    log(`service log:\n${s.svc.logs()}`);
+    throw err;
+  } finally {
+    await s.close();
+  }
+}
+
+async function scenarioApi(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(
+    `scenario 4: API latency, autocannon ${opts.apiSeconds} s x ${opts.apiConnections} connections`,
+  );
+  const s = await stage(server, 's4', opts);
+  try {
+    r.api = await apiLatency(s.svc, s.sql, s.target, opts.apiSeconds, opts.apiConnections);
+  } catch (err) {
+    log(`service log:\n${s.svc.logs()}`);
+    throw err;
+  } finally {
+    await s.close();
+  }
+}
+
+async function scenarioPark(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(`scenario 5: ${opts.parkRuns} runs parked at an external_event step, then resumed`);
+  const s = await stage(server, 's5', opts, PARK_STEPS);
+  try {
+    const control = await createDefinition(s.svc.baseUrl, s.target.apiKey, 'control', [
+      { type: 'task', name: 'only', handler: 'noop' },
+    ]);
+    r.park = await parkAndDrain(s.svc, s.sql, s.target, opts.parkRuns, opts.inFlight, control);
+  } catch (err) {
+    log(`service log:\n${s.svc.logs()}`);
+    throw err;
+  } finally {
+    await s.close();
+  }
+}
+
+async function scenarioScale(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(`scenario 6: ${opts.scaleRuns} runs inserted with SQL across 10 workspaces`);
+  const db = await createDatabase(server, 's6');
+  const api = await startService(db.url, { EXECUTOR_ENABLED: 'false' });
+  const sql = new Client({ connectionString: db.url });
+  await sql.connect();
+  try {
+    const workspaces: Array<{ workspaceId: string; apiKey: string; definitionId: string }> = [];
+    for (let w = 0; w < 10; w++) {
+      const ws = await bootstrapWorkspace(api.baseUrl, `scale-${w}`);
+      const definitionId = await createDefinition(
+        api.baseUrl,
+        ws.apiKey,
+        'scale',
+        THREE_NOOP_STEPS,
+      );
+      workspaces.push({ ...ws, definitionId });
+    }
+    const inserted = await insertRuns(
+      sql,
+      workspaces.map((w) => w.workspaceId),
+      workspaces.map((w) => w.definitionId),
+      opts.scaleRuns,
+    );
+    const first = workspaces[0];
+    const filterStatus = 'COMPLETED';
+    log('scenario 6: query latency over HTTP');
+    const queries = await scaleQueries(
+      api,
+      sql,
+      first.workspaceId,
+      first.apiKey,
+      opts.scaleSamples,
+      filterStatus,
+    );
+    const plans = await explainPlans(sql, first.workspaceId, filterStatus);
+    log(`scenario 6: 1(b) again on top of ${inserted.runs} runs`);
+    const target: Target = {
+      databaseUrl: db.url,
+      apiKey: first.apiKey,
+      definitionId: first.definitionId,
+      steps: 3,
+    };
+    const b = await repeated('6: 1(b)', opts.repeat, () =>
+      executionOnly(api, sql, target, opts.runs, opts.inFlight),
+    );
+    r.scale = {
+      runs: inserted.runs,
+      stepRuns: inserted.stepRuns,
+      events: inserted.events,
+      insertSeconds: inserted.seconds,
+      filterStatus,
+      queries,
+      executionOnly: b.median,
+      vsBaseline: r.throughput ? b.median.runsPerSec / r.throughput.b.runsPerSec : undefined,
+      plans,
+    };
+  } catch (err) {
+    log(`service log:\n${api.logs()}`);
+    throw err;
+  } finally {
+    await sql.end();
+    await api.stop();
+    if (!opts.keepDatabases) await db.drop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+const f = (n: number | undefined, d = 1): string =>
+  n === undefined || !Number.isFinite(n) ? 'n/a' : round(n, d).toLocaleString('en-US');
+const verdict = (ok: boolean | undefined): string =>
+  ok === undefined ? '' : ok ? 'met' : 'MISSED';
+
+function table(r: Results): string {
+  const rows: string[][] = [];
+  const add = (s: string, m: string, v: string, target = '', ok?: boolean) =>
+    rows.push([s, m, v, target, verdict(ok)]);
+  const tp = (t: Throughput) =>
+    `${f(t.runsPerSec)} runs/s, ${f(t.stepsPerSec)} steps/s; p50 ${f(t.p50Ms, 0)} ms, p99 ${f(t.p99Ms, 0)} ms`;
+  if (r.throughput) {
+    add(
+      '1(a) end to end',
+      `${r.throughput.a.runs} x 3-step noop, 32 in flight`,
+      tp(r.throughput.a),
+    );
+    add(
+      '1(b) execution only',
+      `${r.throughput.b.runs} runs queued, then executor`,
+      tp(r.throughput.b),
+    );
+  }
+  if (r.peers) {
+    for (const [k, p] of Object.entries(r.peers)) {
+      add(`2 ${k}`, '(a) submitted while running', tp(p.a));
+      add(`2 ${k}`, '(b) queued, then worker', tp(p.b));
+    }
+  }
+  if (r.ratios) {
+    for (const [k, x] of Object.entries(r.ratios)) {
+      const need = k === 'DBOS' ? 2 : k === 'graphile-worker batched' ? 1.2 : undefined;
+      add(
+        `2 ours / ${k}`,
+        'runs/s ratio (a), (b)',
+        `${f(x.a, 2)}x, ${f(x.b, 2)}x`,
+        need ? `>= ${need}x` : '',
+        need ? x.a >= need && x.b >= need : undefined,
+      );
+    }
+  }
+  if (r.pgbench) {
+    if ('skipped' in r.pgbench)
+      add('2 pgbench ceiling', 'INSERT + UPDATE per tx', `skipped (${r.pgbench.skipped})`);
+    else
+      add(
+        '2 pgbench ceiling',
+        `INSERT + UPDATE per tx, ${r.pgbench.clients} clients, ${r.pgbench.seconds} s`,
+        `${f(r.pgbench.tps, 0)} tx/s (avg ${f(r.pgbench.latencyAvgMs, 2)} ms)`,
+      );
+  }
+  if (r.dispatch) {
+    const d = r.dispatch;
+    add(
+      '3 dispatch latency',
+      `POST answer -> STEP_STARTED, ${d.runs} sequential`,
+      `p50 ${f(d.toStartP50Ms)} ms, p99 ${f(d.toStartP99Ms)} ms`,
+      'p50 < 10 ms, p99 < 50 ms',
+      d.toStartP50Ms < 10 && d.toStartP99Ms < 50,
+    );
+    add(
+      '3 dispatch latency',
+      'POST answer -> COMPLETED',
+      `p50 ${f(d.toCompletedP50Ms)} ms, p99 ${f(d.toCompletedP99Ms)} ms`,
+    );
+  }
+  if (r.api) {
+    for (const a of r.api) {
+      const isGetOne = a.name === 'GET /v1/workflow-runs/:id';
+      add(
+        '4 API',
+        `${a.name} (${r.options.apiConnections} conn, ${r.options.apiSeconds} s)`,
+        `${f(a.requestsPerSec, 0)} req/s; p50 ${f(a.p50Ms)} ms, p99 ${f(a.p99Ms)} ms; non-2xx ${a.non2xx}, errors ${a.errors}`,
+        isGetOne ? 'p99 < 10 ms; 0 errors' : '0 errors',
+        (isGetOne ? a.p99Ms < 10 : true) && a.non2xx === 0 && a.errors === 0,
+      );
+    }
+  }
+  if (r.park) {
+    const p = r.park;
+    add(
+      '5 waiting runs',
+      `RSS growth, ${p.runs} runs parked at external_event`,
+      `${f(p.rssGrowthMb)} MB (${f(p.rssBeforeMb)} -> ${f(p.rssParkedMb)} MB; after warm-up ` +
+        `${f(p.rssBaselineMb)} MB, ${p.runs} completed runs before parking as control, ` +
+        `${f(p.rssDrainedMb)} MB after the drain)`,
+      '< 50 MB',
+      p.rssGrowthMb < 50,
+    );
+    add(
+      '5 waiting runs',
+      `drain after resuming all ${p.runs}`,
+      `${f(p.drainRunsPerSec)} runs/s (${f(p.drainSeconds, 2)} s)`,
+      '>= 500 runs/s',
+      p.drainRunsPerSec >= 500,
+    );
+  }
+  if (r.scale) {
+    const s = r.scale;
+    const size = `${s.runs.toLocaleString('en-US')} runs${r.options.quick ? ' (--quick: reduced from 1,000,000)' : ''}`;
+    for (const q of s.queries) {
+      add(
+        '6 scale',
+        `${q.name} (${size})`,
+        `p50 ${f(q.p50Ms)} ms, p99 ${f(q.p99Ms)} ms`,
+        'p99 < 50 ms',
+        q.p99Ms < 50,
+      );
+    }
+    add(
+      '6 scale',
+      `1(b) again on top of ${size}`,
+      `${tp(s.executionOnly)}${s.vsBaseline ? `; ${f(s.vsBaseline * 100, 0)}% of 1(b)` : ''}`,
+      '>= 90% of 1(b)',
+      s.vsBaseline === undefined ? undefined : s.vsBaseline >= 0.9,
+    );
+  }
+  const head = ['Scenario', 'Measure', 'Result', 'Target', ''];
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(head.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const opts = parseOptions(process.argv.slice(2));
+  const started = new Date();
+  const server = await findDatabaseServer();
+  const cpus = os.cpus();
+  const results: Results = {
+    startedAt: started.toISOString(),
+    options: { ...opts, only: [...opts.only] },
+    machine: {
+      cores: cpus.length,
+      cpuModel: cpus[0]?.model,
+      memoryGb: round(os.totalmem() / 1024 ** 3, 1),
+      node: process.version,
+      postgres: server.version,
+      database: server.kind,
+      platform: `${os.platform()} ${os.release()}`,
+      loadAverageAtStart: os.loadavg().map((l) => round(l, 2)),
+    },
+  };
+  log(
+    `PostgreSQL ${server.version} (${server.kind}); ${cpus.length} cores; Node ${process.version}` +
+      (opts.quick ? '; --quick' : ''),
+  );
+  const onSignal = () => {
+    log('interrupted: dropping the benchmark databases');
+    void dropAll().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    if (opts.only.has(1)) await scenarioThroughput(server, opts, results);
+    if (opts.only.has(2)) await scenarioPeers(server, opts, results);
+    if (opts.only.has(3)) await scenarioDispatch(server, opts, results);
+    if (opts.only.has(4)) await scenarioApi(server, opts, results);
+    if (opts.only.has(5)) await scenarioPark(server, opts, results);
+    if (opts.only.has(6)) await scenarioScale(server, opts, results);
+  } finally {
+    if (!opts.keepDatabases) await dropAll();
+    await server.stop();
+  }
+  results.finishedAt = new Date().toISOString();
+  const dir = path.resolve(__dirname, '..', 'results');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+  const minutes = (Date.now() - started.getTime()) / 60000;
+  console.log(
+    `\n## Benchmark ${started.toISOString().slice(0, 16)}Z${opts.quick ? ' (--quick)' : ''}\n\n` +
+      `${cpus.length} cores, ${results.machine.memoryGb} GB, Node ${process.version}, ` +
+      `PostgreSQL ${server.version} (${server.kind}); load average at start ` +
+      `${(results.machine.loadAverageAtStart as number[]).join(', ')}; ${f(minutes, 1)} min\n\n` +
+      `${table(results)}\n\nResults: ${path.relative(process.cwd(), file)}`,
+  );
+}
+
+main().catch(async (err: unknown) => {
+  console.error(err);
+  await dropAll();
+  process.exit(1);
+});

@@ -1,5 +1,15 @@
 import { Module } from '@nestjs/common';
+import { WebhookSenderService } from './webhook-sender.service';
+import { WebhooksController } from './webhooks.controller';
+import { WebhooksRepository } from './webhooks.repository';
+import { WebhooksService } from './webhooks.service';
 
-/** Filled in by its own issue; registered in AppModule already so that work on it stays in this folder. */
-@Module({})
+/**
+ * Webhook registrations, the delivery log, and the sender that drains the outbox the executor and the
+ * run transitions write (src/webhooks/outbox.ts).
+ */
+@Module({
+  controllers: [WebhooksController],
+  providers: [WebhooksService, WebhooksRepository, WebhookSenderService],
+})
 export class WebhooksModule {}

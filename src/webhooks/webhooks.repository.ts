@@ -1,0 +1,177 @@
+import { Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { pgPool, withTransaction } from '../common/database';
+import type { DeliveryStatus } from './dto/webhook.dto';
+import { WEBHOOK_READY_CHANNEL, type WebhookEventType } from './outbox';
+
+export interface WebhookRow {
+  id: string;
+  workspace_id: string;
+  url: string;
+  events: WebhookEventType[];
+  is_active: boolean;
+  created_at: Date;
+}
+
+export interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  message_id: string;
+  event_type: WebhookEventType;
+  run_id: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: Date | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: Date;
+  delivered_at: Date | null;
+}
+
+const WEBHOOK_COLUMNS = 'id, workspace_id, url, events, is_active, created_at';
+const DELIVERY_COLUMNS = `id, webhook_id, message_id, event_type, run_id, status, attempts,
+  next_attempt_at, last_status_code, last_error, created_at, delivered_at`;
+
+/**
+ * Webhook registrations and their delivery log. Every read and write takes the workspace first. A
+ * deleted webhook is kept as an inactive row with its secret erased: the outbox skips inactive
+ * webhooks, and a soft delete never races the outbox's foreign key the way a hard delete would (an
+ * event queued concurrently would fail the state change that queued it).
+ */
+@Injectable()
+export class WebhooksRepository {
+  private readonly pool: Pool;
+
+  constructor(db: DataSource) {
+    this.pool = pgPool(db);
+  }
+
+  /**
+   * Inserts a webhook unless the workspace already has `limit` active ones. The workspace row lock
+   * serialises concurrent creations, so the limit holds under concurrency.
+   */
+  create(
+    workspaceId: string,
+    url: string,
+    events: WebhookEventType[],
+    secret: string,
+    limit: number,
+  ): Promise<WebhookRow | 'limit'> {
+    return withTransaction(this.pool, async (client) => {
+      await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+      const count = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM webhooks WHERE workspace_id = $1 AND is_active',
+        [workspaceId],
+      );
+      if (count.rows[0].n >= limit) return 'limit';
+      const inserted = await client.query<WebhookRow>(
+        `INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, $2, $3, $4)
+         RETURNING ${WEBHOOK_COLUMNS}`,
+        [workspaceId, url, events, secret],
+      );
+      return inserted.rows[0];
+    });
+  }
+
+  async list(workspaceId: string): Promise<WebhookRow[]> {
+    const res = await this.pool.query<WebhookRow>(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE workspace_id = $1 AND is_active
+       ORDER BY created_at DESC, id DESC`,
+      [workspaceId],
+    );
+    return res.rows;
+  }
+
+  async exists(workspaceId: string, id: string): Promise<boolean> {
+    const res = await this.pool.query(
+      'SELECT 1 FROM webhooks WHERE workspace_id = $1 AND id = $2 AND is_active',
+      [workspaceId, id],
+    );
+    return (res.rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Deactivates the webhook and fails its pending deliveries in one transaction, so no further attempt
+   * starts after the answer; an attempt already on the wire cannot record a result any more (it is no
+   * longer `pending`). Rows an event queues concurrently are closed unsent by the sender, which checks
+   * the webhook at claim time.
+   */
+  delete(workspaceId: string, id: string): Promise<boolean> {
+    return withTransaction(this.pool, async (client) => {
+      const res = await client.query(
+        `UPDATE webhooks SET is_active = false, secret = ''
+         WHERE workspace_id = $1 AND id = $2 AND is_active`,
+        [workspaceId, id],
+      );
+      if (res.rowCount === 0) return false;
+      await client.query(
+        `UPDATE webhook_deliveries
+         SET status = 'failed', last_error = 'webhook deleted', next_attempt_at = NULL,
+             locked_by = NULL, lock_expires_at = NULL, updated_at = now()
+         WHERE webhook_id = $1 AND status = 'pending'`,
+        [id],
+      );
+      return true;
+    });
+  }
+
+  async deliveries(
+    workspaceId: string,
+    webhookId: string,
+    status: DeliveryStatus | undefined,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: DeliveryRow[]; total: number }> {
+    const where = 'workspace_id = $1 AND webhook_id = $2 AND ($3::varchar IS NULL OR status = $3)';
+    const params = [workspaceId, webhookId, status ?? null];
+    const [rows, count] = await Promise.all([
+      this.pool.query<DeliveryRow>(
+        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where}
+         ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+        [...params, limit, offset],
+      ),
+      this.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${where}`,
+        params,
+      ),
+    ]);
+    return { rows: rows.rows, total: count.rows[0].n };
+  }
+
+  /**
+   * Puts a failed delivery back in the queue with a fresh attempt budget (same body, same
+   * `webhook-id`). Locks the webhook row (shared) so that a concurrent delete either comes first (the
+   * webhook is gone: not found) or waits until the row is pending and then fails it.
+   */
+  retry(
+    workspaceId: string,
+    webhookId: string,
+    deliveryId: string,
+  ): Promise<DeliveryRow | 'not-found' | { conflict: DeliveryStatus }> {
+    return withTransaction(this.pool, async (client) => {
+      const hook = await client.query(
+        'SELECT 1 FROM webhooks WHERE workspace_id = $1 AND id = $2 AND is_active FOR SHARE',
+        [workspaceId, webhookId],
+      );
+      if (hook.rowCount === 0) return 'not-found';
+      const current = await client.query<{ status: DeliveryStatus }>(
+        `SELECT status FROM webhook_deliveries
+         WHERE workspace_id = $1 AND webhook_id = $2 AND id = $3 FOR UPDATE`,
+        [workspaceId, webhookId, deliveryId],
+      );
+      if (current.rowCount === 0) return 'not-found';
+      if (current.rows[0].status !== 'failed') return { conflict: current.rows[0].status };
+      const updated = await client.query<DeliveryRow>(
+        `UPDATE webhook_deliveries
+         SET status = 'pending', attempts = 0, next_attempt_at = now(), delivered_at = NULL,
+             locked_by = NULL, lock_expires_at = NULL, updated_at = now()
+         WHERE id = $1
+         RETURNING ${DELIVERY_COLUMNS}`,
+        [deliveryId],
+      );
+      await client.query('SELECT pg_notify($1, $2)', [WEBHOOK_READY_CHANNEL, '']);
+      return updated.rows[0];
+    });
+  }
+}

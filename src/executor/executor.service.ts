@@ -283,7 +283,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       };
     } else {
       const signals = [abort.signal];
-      if (step.timeoutMs !== undefined && step.type !== 'external_event') {
+      // external_event uses timeoutMs as its signal deadline, llm as a per-call limit (design §5).
+      if (step.timeoutMs !== undefined && step.type !== 'external_event' && step.type !== 'llm') {
         signals.push(AbortSignal.timeout(step.timeoutMs));
       }
       const abortSignal = signals.length === 1 ? signals[0] : AbortSignal.any(signals);

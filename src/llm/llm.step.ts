@@ -67,9 +67,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * Every call is recorded as run events and, when the provider answered, as a cost record written in
  * the step's transaction. When every model fails the step fails and its retry policy applies.
  *
- * Timeouts: `timeoutMs` is the whole step's budget (the executor aborts the step past it, as for any
- * step type), so each call gets an equal share of what is left for the models not yet tried; a slow
- * primary then still leaves time for its fallbacks. Without `timeoutMs` each call has 60 s.
+ * Timeouts: `timeoutMs` bounds each call (60 s when unset), so a primary model that times out still
+ * leaves its fallbacks their full time. The executor does not apply a whole-step timer to llm steps.
  */
 @Injectable()
 @StepExecutorFor('llm')
@@ -106,15 +105,11 @@ export class LlmStepExecutor implements StepExecutor {
     }
 
     const models = [step.model, ...(step.fallbackModels ?? [])];
-    const deadline = step.timeoutMs !== undefined ? Date.now() + step.timeoutMs : undefined;
+    const timeoutMs = step.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     const reasons: string[] = [];
     for (let i = 0; i < models.length; i++) {
       ctx.abortSignal.throwIfAborted();
       const model = models[i];
-      const timeoutMs =
-        deadline === undefined
-          ? DEFAULT_CALL_TIMEOUT_MS
-          : Math.max(1, Math.floor((deadline - Date.now()) / (models.length - i)));
       const result = await this.call(ctx, step, model, messages, timeoutMs);
       if (result.ok) {
         const output: Record<string, unknown> = {

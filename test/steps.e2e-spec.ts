@@ -51,7 +51,17 @@ class GateHandler {
   }
 }
 
-@Module({ providers: [GreetHandler, GateHandler] })
+/** Never answers by itself: ends only when its AbortSignal fires. */
+@TaskHandler('test.hang')
+class HangHandler {
+  handle(ctx: TaskHandlerContext): Promise<Record<string, unknown>> {
+    return new Promise((_resolve, reject) => {
+      ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+    });
+  }
+}
+
+@Module({ providers: [GreetHandler, GateHandler, HangHandler] })
 class StepsTestHandlersModule {}
 
 interface Received {
@@ -292,6 +302,22 @@ describe('step types', () => {
         ['first', 'COMPLETED', 1],
         ['mystery', 'FAILED', 1],
       ]);
+    });
+
+    it('aborts a task past its timeoutMs and fails the attempt, then retries it', async () => {
+      const run = await runToEnd([
+        {
+          type: 'task',
+          name: 'slow',
+          handler: 'test.hang',
+          timeoutMs: 300,
+          retry: { maxAttempts: 2, initialDelayMs: 0 },
+        },
+      ]);
+      expect(run.status).toBe('FAILED');
+      expect(run.error).toBe('step timed out after 300 ms');
+      const events = await runEvents(t.http, ws.key, run.id);
+      expect(ofType(events, 'STEP_FAILED').map((e) => e.payload.attempt)).toEqual([1, 2]);
     });
 
     it('runs a handler that a test module registered through @TaskHandler', async () => {

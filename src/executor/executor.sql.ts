@@ -11,15 +11,18 @@ export const RUN_CANCELLED_CHANNEL = 'wf_run_cancelled';
  * Claims up to $2 due step runs for worker $1 with a lease of $3 ms. SKIP LOCKED lets any number of
  * executors claim concurrently without waiting on each other or taking the same row. A WAITING row that
  * comes due was parked on a timer (wait step, signal timeout): the claim records that as its wake reason.
- * The WHERE clause repeats the partial index predicate so the planner can use it.
+ * The WHERE clause repeats the partial index predicate so the planner can use it. The run row is
+ * locked (and skipped when busy) together with the step: the API's cancel/resume/retry lock the run
+ * first and then its steps, so a claim that took the step and then waited for the run would deadlock
+ * with them when a timer comes due during such a request.
  */
 export const CLAIM_STEPS = `
   WITH due AS (
-    SELECT id FROM step_runs
-    WHERE status IN ('PENDING', 'WAITING') AND due_at IS NOT NULL AND due_at <= now()
-    ORDER BY due_at
+    SELECT s.id FROM step_runs s JOIN workflow_runs r ON r.id = s.run_id
+    WHERE s.status IN ('PENDING', 'WAITING') AND s.due_at IS NOT NULL AND s.due_at <= now()
+    ORDER BY s.due_at
     LIMIT $2
-    FOR UPDATE SKIP LOCKED
+    FOR UPDATE OF s, r SKIP LOCKED
   )
   UPDATE step_runs s
   SET status = 'RUNNING',
@@ -56,7 +59,7 @@ export const LOAD_DEFINITION_STEPS = `SELECT steps FROM workflow_definitions WHE
 
 /**
  * Locks the run before touching its step: the API's cancel/resume/retry lock the run first too, so the
- * two sides serialise on one row and never deadlock.
+ * two sides serialise on one row and never deadlock (the claim skips runs that are locked).
  */
 export const LOCK_RUN = `
   SELECT id, workspace_id, definition_id, status, state, steps_executed

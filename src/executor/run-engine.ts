@@ -131,6 +131,8 @@ export class RunEngine {
             status = 'COMPLETED';
             terminal = { output: state, error: null };
           } else if (stepsExecuted >= MAX_STEPS_PER_RUN) {
+            // The run stops before `nextIndex`; a manual retry continues there, not at a done step.
+            currentIndex = nextIndex;
             status = 'FAILED';
             terminal = {
               output: null,

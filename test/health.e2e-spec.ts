@@ -1,6 +1,12 @@
 import { Client } from 'pg';
 import { createTestApp, type TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
+import {
+  freePort,
+  startService,
+  waitUntilReady,
+  type ServiceProcess,
+} from './support/service-process';
 import { waitFor } from './support/wait';
 
 /** Runs statements on the server's maintenance database (never on the database under test). */
@@ -61,21 +67,31 @@ describe('health probes', () => {
   });
 
   describe('when the database goes away', () => {
-    let gone: TestApp;
-    let flaky: TestApp;
+    // A service process of its own (the deployment shape): its reconnection attempts after the
+    // database has gone stay in that process and end with it.
+    let service: ServiceProcess;
+    let databaseUrl: string;
+    const get = async (path: string) => {
+      const res = await fetch(`${service.baseUrl}${path}`);
+      return { status: res.status, body: await res.json() };
+    };
 
     beforeAll(async () => {
-      gone = await createTestApp({}, { databaseUrl: await createTestDatabase() });
-      flaky = await createTestApp({}, { databaseUrl: await createTestDatabase() });
-    });
+      databaseUrl = await createTestDatabase();
+      service = startService({
+        env: { DATABASE_URL: databaseUrl, PORT: String(await freePort()), LOG_LEVEL: 'silent' },
+      });
+      await waitUntilReady(service, 30_000);
+    }, 40_000);
     afterAll(async () => {
-      await gone?.close();
-      await flaky?.close();
+      if (!service) return;
+      service.child.kill('SIGTERM');
+      await service.exited(30_000).catch(() => service.kill());
     });
 
     it('/ready answers 503 while the database refuses connections and 200 again once it is back', async () => {
-      const name = nameOf(flaky.databaseUrl);
-      expect((await flaky.http.get('/ready')).status).toBe(200);
+      const name = nameOf(databaseUrl);
+      expect((await get('/ready')).status).toBe(200);
 
       await onServer(
         `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`,
@@ -83,37 +99,40 @@ describe('health probes', () => {
       );
       try {
         await waitFor('/ready to answer 503', async () =>
-          (await flaky.http.get('/ready')).status === 503 ? true : undefined,
+          (await get('/ready')).status === 503 ? true : undefined,
         );
       } finally {
         await onServer(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
       }
       const back = await waitFor('/ready to answer 200 again', async () => {
-        const res = await flaky.http.get('/ready');
+        const res = await get('/ready');
         return res.status === 200 ? res : undefined;
       });
-      expect(back.body.data).toEqual({ status: 'ready', database: 'up' });
+      expect(back.body).toEqual({ success: true, data: { status: 'ready', database: 'up' } });
     });
 
-    it('/ready answers 503 SERVICE_UNAVAILABLE in the envelope, while /live and /health still answer', async () => {
-      expect((await gone.http.get('/ready')).status).toBe(200);
+    it('/ready answers 503 SERVICE_UNAVAILABLE in the envelope once the database is dropped, while /live and /health still answer', async () => {
+      expect((await get('/ready')).status).toBe(200);
 
-      // Dropped while the app still holds connections to it: the database goes away under it.
-      await onServer(`DROP DATABASE ${nameOf(gone.databaseUrl)} WITH (FORCE)`);
+      // Dropped while the service still holds connections to it: the database goes away under it.
+      await onServer(`DROP DATABASE ${nameOf(databaseUrl)} WITH (FORCE)`);
 
       const ready = await waitFor('/ready to report the database down', async () => {
-        const res = await gone.http.get('/ready');
+        const res = await get('/ready');
         return res.status === 503 ? res : undefined;
       });
       expect(ready.body).toEqual({
         success: false,
         error: { code: 'SERVICE_UNAVAILABLE', message: 'database unavailable' },
       });
-      const live = await gone.http.get('/live');
-      expect(live.status).toBe(200);
-      const health = await gone.http.get('/health');
-      expect(health.status).toBe(200);
-      expect(health.body).toEqual({ success: true, data: { status: 'ok', database: 'down' } });
+      expect(await get('/live')).toEqual({
+        status: 200,
+        body: { success: true, data: { status: 'ok' } },
+      });
+      expect(await get('/health')).toEqual({
+        status: 200,
+        body: { success: true, data: { status: 'ok', database: 'down' } },
+      });
     });
   });
 });

@@ -44,7 +44,7 @@ export async function createTestApp(
   const { port } = app.getHttpServer().address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
   const client = new Client({ connectionString: databaseUrl });
-  // Tests may take the database away (health, 500 answers); a broken assertion connection must not
+  // A test may take the database away; a broken assertion connection must not
   // crash the test file. Queries on it still fail.
   client.on('error', () => undefined);
   await client.connect();

@@ -58,6 +58,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   /** In-flight steps: step run id -> its run and abort controller. */
   private readonly inFlight = new Map<string, { runId: string; abort: AbortController }>();
   private listener?: Client;
+  private closed = false;
   private heartbeat?: NodeJS.Timeout;
   private running = false;
   private filling = false;
@@ -103,6 +104,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   /** SIGTERM: stop claiming, let in-flight steps finish (25 s at most), hand the rest back. */
   async beforeApplicationShutdown(): Promise<void> {
+    this.closed = true;
     const wasRunning = this.running;
     this.running = false;
     if (this.scheduler.doesExist('interval', POLL_INTERVAL_NAME)) {
@@ -405,9 +407,12 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
           this.abortRun(msg.payload);
       });
       client.on('error', (err) => {
+        if (this.closed) return;
         this.logger.warn({ err }, 'LISTEN connection lost; polling until it is back');
         this.listener = undefined;
-        setTimeout(() => void connect().catch(() => undefined), 1000).unref();
+        setTimeout(() => {
+          if (!this.closed) connect().catch(() => undefined);
+        }, 1000).unref();
       });
       await client.connect();
       await client.query(`LISTEN ${SQL.STEP_READY_CHANNEL}`);

@@ -17,6 +17,7 @@ import {
 import {
   bootstrapWorkspace,
   createDefinition,
+  serviceErrors,
   startService,
   THREE_NOOP_STEPS,
   type Service,
@@ -154,6 +155,8 @@ async function repeated(
 
 interface Results {
   startedAt: string;
+  /** Error-level log lines of the service processes (none expected). */
+  serviceErrors?: string[];
   finishedAt?: string;
   options: Omit<BenchOptions, 'only'> & { only: number[] };
   machine: Record<string, unknown>;
@@ -566,6 +569,7 @@ async function main(): Promise<void> {
     await server.stop();
   }
   results.finishedAt = new Date().toISOString();
+  results.serviceErrors = serviceErrors;
   const dir = path.resolve(__dirname, '..', 'results');
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `${started.toISOString().replace(/[:.]/g, '-')}.json`);
@@ -576,7 +580,11 @@ async function main(): Promise<void> {
       `${cpus.length} cores, ${results.machine.memoryGb} GB, Node ${process.version}, ` +
       `PostgreSQL ${server.version} (${server.kind}); load average at start ` +
       `${(results.machine.loadAverageAtStart as number[]).join(', ')}; ${f(minutes, 1)} min\n\n` +
-      `${table(results)}\n\nResults: ${path.relative(process.cwd(), file)}`,
+      `${table(results)}\n\n` +
+      (serviceErrors.length
+        ? `The service logged ${serviceErrors.length} error(s): see serviceErrors in the results file.\n`
+        : '') +
+      `Results: ${path.relative(process.cwd(), file)}`,
   );
 }
 

@@ -74,6 +74,13 @@ export async function call<T = unknown>(
   return res.body.data;
 }
 
+/**
+ * Error-level lines (pino level >= 50) that any service process logged, with the process's start time
+ * and port: kept in the results file so that an anomaly (a step recovered only after its lease) can be
+ * traced to its cause.
+ */
+export const serviceErrors: string[] = [];
+
 export interface Service {
   baseUrl: string;
   pid: number;
@@ -108,8 +115,18 @@ export async function startService(
   });
   // The service logs JSON (pino) on stdout at LOG_LEVEL=warn: kept, with stderr, for error reports.
   let stderr = '';
+  let partial = '';
   const keep = (c: Buffer) => {
-    stderr = (stderr + c.toString()).slice(-8000);
+    const text = c.toString();
+    stderr = (stderr + text).slice(-8000);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      const level = /"level":(\d+)/.exec(line);
+      if ((level && Number(level[1]) >= 50) || (!level && /error/i.test(line))) {
+        if (serviceErrors.length < 200) serviceErrors.push(`[port ${port}] ${line.slice(0, 2000)}`);
+      }
+    }
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);

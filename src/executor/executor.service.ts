@@ -260,8 +260,13 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
           }
         }
       } catch (err) {
-        // The lease expires and another worker (or this one) claims the step again.
+        // Hand the step back at once; if even that fails, its lease expires and it is claimed again.
         this.logger.error({ err, stepRunId: current?.id }, 'recording a step outcome failed');
+        if (current) {
+          await this.pool
+            .query(SQL.RELEASE_STEP, [current.id, this.workerId])
+            .catch(() => undefined);
+        }
       } finally {
         if (current) this.inFlight.delete(current.id);
         if (this.inFlight.size === 0 && this.idle) this.idle();

@@ -119,6 +119,41 @@ export const INSERT_STEP = `
   FROM (SELECT $6::varchar AS status) s
   RETURNING id, started_at`;
 
+/**
+ * The hot path of a completed step whose run goes on, in one statement instead of four: the step row
+ * completed, the next step row inserted (already claimed by this worker, or PENDING and announced with
+ * NOTIFY), the run's state and position updated, and the events recorded in order. Ids are made by the
+ * caller so that the events can name the next step. Data-modifying CTEs always run, whatever the final
+ * SELECT reads.
+ */
+export const ADVANCE_RUN = `
+  WITH done AS (
+    UPDATE step_runs
+    SET status = 'COMPLETED', output = $2, error = NULL, completed_at = now(),
+        locked_by = NULL, lock_expires_at = NULL, wake_reason = NULL
+    WHERE id = $1
+  ), next_step AS (
+    INSERT INTO step_runs (id, run_id, workspace_id, step_index, step_name, step_type, status, attempt,
+                           due_at, locked_by, lock_expires_at, started_at)
+    SELECT $3, $4, $5, $6, $7, $8, s.status, 1,
+           CASE WHEN s.status = 'PENDING' THEN now() END,
+           $10,
+           CASE WHEN s.status = 'RUNNING' THEN now() + make_interval(secs => $11::float8 / 1000) END,
+           CASE WHEN s.status = 'RUNNING' THEN now() END
+    FROM (SELECT $9::varchar AS status) s
+    RETURNING started_at, status
+  ), run AS (
+    UPDATE workflow_runs
+    SET state = $12, current_step_index = $6, steps_executed = $13, status = 'RUNNING', updated_at = now()
+    WHERE id = $4
+  ), events AS (
+    INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
+    SELECT * FROM unnest($14::uuid[], $15::uuid[], $16::uuid[], $17::text[], $18::jsonb[])
+  )
+  SELECT started_at,
+         CASE WHEN status = 'PENDING' THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified
+  FROM next_step`;
+
 export const UPDATE_RUN_PROGRESS = `
   UPDATE workflow_runs
   SET state = $2, current_step_index = $3, steps_executed = $4, status = $5, updated_at = now()
@@ -145,6 +180,15 @@ export const REAP_EXPIRED_LEASES = `
   SET status = 'PENDING', due_at = now(), locked_by = NULL, lock_expires_at = NULL
   WHERE status = 'RUNNING' AND lock_expires_at < now()
   RETURNING id`;
+
+/**
+ * Hands back a step whose outcome could not be recorded (a lost connection, say) after a short pause,
+ * rather than leaving it to its lease.
+ */
+export const RELEASE_STEP = `
+  UPDATE step_runs
+  SET status = 'PENDING', due_at = now() + interval '1 second', locked_by = NULL, lock_expires_at = NULL
+  WHERE id = $1 AND locked_by = $2 AND status = 'RUNNING'`;
 
 /** On shutdown: hands this worker's unfinished steps back at once instead of waiting for the lease. */
 export const RELEASE_WORKER_STEPS = `

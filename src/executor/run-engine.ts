@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../common/database';
@@ -7,7 +8,7 @@ import {
   retryPolicyOf,
   type StepDefinition,
 } from '../definitions/steps/step-types';
-import { insertEvents, type NewRunEvent } from '../runs/run-events';
+import { eventColumns, insertEvents, type NewRunEvent } from '../runs/run-events';
 import { enqueueWebhookEvent } from '../webhooks/outbox';
 import * as SQL from './executor.sql';
 import type { ReceivedSignal, StepOutcome, StepTransaction, WakeReason } from './step-executor';
@@ -119,7 +120,6 @@ export class RunEngine {
 
       switch (outcome.kind) {
         case 'complete': {
-          await client.query(SQL.COMPLETE_STEP, [claimed.id, JSON.stringify(outcome.output)]);
           event('STEP_COMPLETED', {
             stepName: claimed.stepName,
             durationMs: Math.max(0, Date.now() - claimed.startedAt.getTime()),
@@ -127,6 +127,18 @@ export class RunEngine {
           state = { ...state, ...(outcome.statePatch ?? {}), [outputKeyOf(step)]: outcome.output };
           stepsExecuted += 1;
           const nextIndex = outcome.next ?? claimed.stepIndex + 1;
+          if (nextIndex < steps.length && stepsExecuted < MAX_STEPS_PER_RUN) {
+            next = await this.advance(client, workerId, leaseMs, run, claimed, outcome.output, {
+              index: nextIndex,
+              steps,
+              claimHere: continueInWorker,
+              state,
+              stepsExecuted,
+              events,
+            });
+            return { next, wakeAt: null };
+          }
+          await client.query(SQL.COMPLETE_STEP, [claimed.id, JSON.stringify(outcome.output)]);
           if (nextIndex >= steps.length) {
             status = 'COMPLETED';
             terminal = { output: state, error: null };
@@ -138,18 +150,6 @@ export class RunEngine {
               output: null,
               error: `run exceeded the limit of ${MAX_STEPS_PER_RUN} steps`,
             };
-          } else {
-            currentIndex = nextIndex;
-            next = await this.startStep(
-              client,
-              workerId,
-              leaseMs,
-              run,
-              nextIndex,
-              steps,
-              continueInWorker,
-              events,
-            );
           }
           break;
         }
@@ -245,6 +245,75 @@ export class RunEngine {
       }
       return { next, wakeAt };
     });
+  }
+
+  /**
+   * The common case of a completed step whose run goes on: everything written by one statement
+   * (ADVANCE_RUN). Returns the next step when this worker continues the run itself.
+   */
+  private async advance(
+    client: PoolClient,
+    workerId: string,
+    leaseMs: number,
+    run: RunRow,
+    claimed: ClaimedStep,
+    output: Record<string, unknown>,
+    go: {
+      index: number;
+      steps: readonly StepDefinition[];
+      claimHere: boolean;
+      state: Record<string, unknown>;
+      stepsExecuted: number;
+      events: NewRunEvent[];
+    },
+  ): Promise<ClaimedStep | null> {
+    const step = go.steps[go.index];
+    const nextId = randomUUID();
+    if (go.claimHere) {
+      go.events.push({
+        runId: run.id,
+        workspaceId: run.workspace_id,
+        stepRunId: nextId,
+        type: 'STEP_STARTED',
+        payload: { stepName: step.name, stepType: step.type, attempt: 1 },
+      });
+    }
+    const res = await client.query<{ started_at: Date | null }>(SQL.ADVANCE_RUN, [
+      claimed.id,
+      JSON.stringify(output),
+      nextId,
+      run.id,
+      run.workspace_id,
+      go.index,
+      step.name,
+      step.type,
+      go.claimHere ? 'RUNNING' : 'PENDING',
+      go.claimHere ? workerId : null,
+      leaseMs,
+      JSON.stringify(go.state),
+      go.stepsExecuted,
+      ...eventColumns(go.events),
+    ]);
+    if (!go.claimHere) return null;
+    return {
+      id: nextId,
+      runId: run.id,
+      workspaceId: run.workspace_id,
+      stepIndex: go.index,
+      stepName: step.name,
+      stepType: step.type,
+      attempt: 1,
+      wake: null,
+      signal: null,
+      startedAt: res.rows[0].started_at ?? new Date(),
+      run: {
+        id: run.id,
+        workspaceId: run.workspace_id,
+        definitionId: run.definition_id,
+        state: go.state,
+        stepsExecuted: go.stepsExecuted,
+      },
+    };
   }
 
   /**

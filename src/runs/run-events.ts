@@ -40,12 +40,17 @@ export async function insertEvents(client: Queryable, events: NewRunEvent[]): Pr
   await client.query(
     `INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
      SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[])`,
-    [
-      events.map((e) => e.runId),
-      events.map((e) => e.workspaceId),
-      events.map((e) => e.stepRunId),
-      events.map((e) => e.type),
-      events.map((e) => JSON.stringify(e.payload ?? {})),
-    ],
+    eventColumns(events),
   );
+}
+
+/** The events as the five parallel arrays that `unnest` turns back into rows, in order. */
+export function eventColumns(events: NewRunEvent[]): unknown[][] {
+  return [
+    events.map((e) => e.runId),
+    events.map((e) => e.workspaceId),
+    events.map((e) => e.stepRunId),
+    events.map((e) => e.type),
+    events.map((e) => JSON.stringify(e.payload ?? {})),
+  ];
 }

@@ -9,9 +9,10 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { Client, type Pool } from 'pg';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
+import { PgListener } from '../common/pg-listener';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../definitions/steps/step-types';
 import { insertEvents, type NewRunEvent } from '../runs/run-events';
@@ -57,8 +58,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly definitions = new Map<string, StepDefinition[]>();
   /** In-flight steps: step run id -> its run and abort controller. */
   private readonly inFlight = new Map<string, { runId: string; abort: AbortController }>();
-  private listener?: Client;
-  private closed = false;
+  private listener?: PgListener;
   private heartbeat?: NodeJS.Timeout;
   private running = false;
   private filling = false;
@@ -83,7 +83,18 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       if (type) this.executors.set(type, wrapper.instance as StepExecutor);
     }
     // Cancellation must reach in-flight steps on every process, even one that only serves the API.
-    await this.listen();
+    this.listener = new PgListener({
+      url: this.config.databaseUrl!,
+      channels: [SQL.STEP_READY_CHANNEL, SQL.RUN_CANCELLED_CHANNEL],
+      onNotify: (channel, payload) => {
+        if (channel === SQL.STEP_READY_CHANNEL) this.wake();
+        else if (channel === SQL.RUN_CANCELLED_CHANNEL && payload) this.abortRun(payload);
+      },
+      onReconnect: () => this.wake(),
+      logger: this.logger,
+      label: 'executor',
+    });
+    await this.listener.start();
     if (!this.config.executor.enabled) {
       this.logger.log('executor disabled (EXECUTOR_ENABLED=false): serving the API only');
       return;
@@ -104,7 +115,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   /** SIGTERM: stop claiming, let in-flight steps finish (25 s at most), hand the rest back. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.closed = true;
     const wasRunning = this.running;
     this.running = false;
     if (this.scheduler.doesExist('interval', POLL_INTERVAL_NAME)) {
@@ -126,7 +136,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         .catch(() => null);
       if (released?.rowCount) this.logger.log(`released ${released.rowCount} unfinished step(s)`);
     }
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
   }
 
   /** Asks the loop to look for work now. */
@@ -399,32 +409,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         this.config.executor.leaseMs,
       ])
       .catch((err: unknown) => this.logger.error({ err }, 'extending leases failed'));
-  }
-
-  /** A dedicated connection for LISTEN; reconnects when it drops. */
-  private async listen(): Promise<void> {
-    const url = this.config.databaseUrl!;
-    const connect = async (): Promise<void> => {
-      const client = new Client({ connectionString: url });
-      client.on('notification', (msg) => {
-        if (msg.channel === SQL.STEP_READY_CHANNEL) this.wake();
-        else if (msg.channel === SQL.RUN_CANCELLED_CHANNEL && msg.payload)
-          this.abortRun(msg.payload);
-      });
-      client.on('error', (err) => {
-        if (this.closed) return;
-        this.logger.warn({ err }, 'LISTEN connection lost; polling until it is back');
-        this.listener = undefined;
-        setTimeout(() => {
-          if (!this.closed) connect().catch(() => undefined);
-        }, 1000).unref();
-      });
-      await client.connect();
-      await client.query(`LISTEN ${SQL.STEP_READY_CHANNEL}`);
-      await client.query(`LISTEN ${SQL.RUN_CANCELLED_CHANNEL}`);
-      this.listener = client;
-    };
-    await connect();
   }
 
   private abortRun(runId: string): void {

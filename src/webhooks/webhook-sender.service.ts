@@ -8,8 +8,9 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import { Client, type Pool } from 'pg';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { PgListener } from '../common/pg-listener';
 import { pgPool } from '../common/database';
 import { safeRequest } from '../common/safe-http';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -57,8 +58,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
   private readonly pool: Pool;
   private readonly inFlight = new Map<string, AbortController>();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
-  private listener?: Client;
-  private reconnectTimer?: NodeJS.Timeout;
+  private listener?: PgListener;
   private running = false;
   private filling = false;
   private refill = false;
@@ -83,7 +83,15 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.executor.enabled) return;
     this.running = true;
-    await this.listen();
+    this.listener = new PgListener({
+      url: this.config.databaseUrl!,
+      channels: [WEBHOOK_READY_CHANNEL],
+      onNotify: () => this.wake(),
+      onReconnect: () => this.wake(),
+      logger: this.logger,
+      label: 'webhook',
+    });
+    await this.listener.start();
     const poll = setInterval(() => this.tick(), this.config.executor.pollIntervalMs);
     poll.unref();
     this.scheduler.addInterval(POLL_INTERVAL_NAME, poll);
@@ -102,7 +110,6 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
     if (this.scheduler.doesExist('interval', POLL_INTERVAL_NAME)) {
       this.scheduler.deleteInterval(POLL_INTERVAL_NAME);
     }
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
     if (wasRunning && this.inFlight.size > 0) {
@@ -121,7 +128,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
         this.logger.log(`handed back ${released.rowCount} unfinished webhook delivery(ies)`);
       }
     }
-    await this.listener?.end().catch(() => undefined);
+    await this.listener?.stop();
   }
 
   /** Asks the loop to look for due deliveries now. */
@@ -260,39 +267,5 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
     }, ms + 20);
     timer.unref();
     this.retryTimers.add(timer);
-  }
-
-  /** A dedicated connection for LISTEN; reconnects when it drops. */
-  private async listen(): Promise<void> {
-    const reconnect = (): void => {
-      if (!this.running) return;
-      this.reconnectTimer = setTimeout(() => {
-        if (this.running) void connect().catch(reconnect);
-      }, 1000);
-      this.reconnectTimer.unref();
-    };
-    const connect = async (): Promise<void> => {
-      const client = new Client({ connectionString: this.config.databaseUrl });
-      client.on('notification', (msg) => {
-        if (msg.channel === WEBHOOK_READY_CHANNEL) this.wake();
-      });
-      client.on('error', (err) => {
-        if (this.listener !== client) return; // a failed connect is retried by its caller
-        this.logger.warn({ err }, 'webhook LISTEN connection lost; polling until it is back');
-        this.listener = undefined;
-        void client.end().catch(() => undefined);
-        reconnect();
-      });
-      try {
-        await client.connect();
-        await client.query(`LISTEN ${WEBHOOK_READY_CHANNEL}`);
-      } catch (err) {
-        await client.end().catch(() => undefined);
-        throw err;
-      }
-      this.listener = client;
-      this.wake(); // anything queued while the connection was down
-    };
-    await connect();
   }
 }

@@ -12,6 +12,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
+import { CoalescedTask } from '../common/coalesced-task';
 import { PgListener } from '../common/pg-listener';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../definitions/steps/step-types';
@@ -61,8 +62,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private listener?: PgListener;
   private heartbeat?: NodeJS.Timeout;
   private running = false;
-  private filling = false;
-  private refill = false;
+  private readonly filler = new CoalescedTask(() => this.fill());
   private idle?: () => void;
 
   constructor(
@@ -141,12 +141,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Asks the loop to look for work now. */
   wake(): void {
-    if (!this.running) return;
-    if (this.filling) {
-      this.refill = true;
-      return;
-    }
-    void this.fill();
+    if (this.running) this.filler.trigger();
   }
 
   private tick(): void {
@@ -160,23 +155,18 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     );
   }
 
+  /** Claims until every slot is busy or nothing is due. */
   private async fill(): Promise<void> {
-    this.filling = true;
     try {
-      do {
-        this.refill = false;
-        while (this.running) {
-          const free = this.config.executor.concurrency - this.inFlight.size;
-          if (free <= 0) break;
-          const claimed = await this.claim(free);
-          for (const step of claimed) this.launch(step);
-          if (claimed.length < free) break;
-        }
-      } while (this.refill && this.running);
+      while (this.running) {
+        const free = this.config.executor.concurrency - this.inFlight.size;
+        if (free <= 0) break;
+        const claimed = await this.claim(free);
+        for (const step of claimed) this.launch(step);
+        if (claimed.length < free) break;
+      }
     } catch (err) {
       this.logger.error({ err }, 'claiming steps failed');
-    } finally {
-      this.filling = false;
     }
   }
 

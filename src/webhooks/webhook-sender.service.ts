@@ -10,6 +10,7 @@ import {
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { CoalescedTask } from '../common/coalesced-task';
 import { PgListener } from '../common/pg-listener';
 import { pgPool } from '../common/database';
 import { safeRequest } from '../common/safe-http';
@@ -60,8 +61,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private listener?: PgListener;
   private running = false;
-  private filling = false;
-  private refill = false;
+  private readonly filler = new CoalescedTask(() => this.fill());
   private idle?: () => void;
 
   constructor(
@@ -133,12 +133,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
 
   /** Asks the loop to look for due deliveries now. */
   wake(): void {
-    if (!this.running) return;
-    if (this.filling) {
-      this.refill = true;
-      return;
-    }
-    void this.fill();
+    if (this.running) this.filler.trigger();
   }
 
   private tick(): void {
@@ -156,29 +151,24 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
     );
   }
 
+  /** Claims until every slot is busy or nothing is due. */
   private async fill(): Promise<void> {
-    this.filling = true;
     try {
-      do {
-        this.refill = false;
-        while (this.running) {
-          const free = MAX_IN_FLIGHT - this.inFlight.size;
-          if (free <= 0) break;
-          const claimed = await this.pool.query<ClaimedDelivery>(SQL.CLAIM_DELIVERIES, [
-            this.senderId,
-            free,
-            this.leaseMs,
-            this.maxAttempts,
-            this.config.webhooks.retryDelaysMs[0] ?? 0,
-          ]);
-          for (const row of claimed.rows) this.launch(row);
-          if (claimed.rows.length < free) break;
-        }
-      } while (this.refill && this.running);
+      while (this.running) {
+        const free = MAX_IN_FLIGHT - this.inFlight.size;
+        if (free <= 0) break;
+        const claimed = await this.pool.query<ClaimedDelivery>(SQL.CLAIM_DELIVERIES, [
+          this.senderId,
+          free,
+          this.leaseMs,
+          this.maxAttempts,
+          this.config.webhooks.retryDelaysMs[0] ?? 0,
+        ]);
+        for (const row of claimed.rows) this.launch(row);
+        if (claimed.rows.length < free) break;
+      }
     } catch (err) {
       this.logger.error({ err }, 'claiming webhook deliveries failed');
-    } finally {
-      this.filling = false;
     }
   }
 

@@ -1,10 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, uniqueSlug, type WorkspaceWithKey } from './support/factories';
+import { ISO_MS, UUID } from './support/formats';
 
 const ADMIN_TOKEN = 'api-keys-admin-token';
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const INVALID_KEY = { code: 'AUTH_ERROR', message: 'invalid or revoked API key' };
 const MISSING_KEY = { code: 'AUTH_ERROR', message: 'missing x-api-key header' };
 

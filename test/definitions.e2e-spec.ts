@@ -2,9 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import type { Step } from './support/workflows';
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+import { ISO_MS, UUID } from './support/formats';
 
 const noop = (name: string, extra: Step = {}): Step => ({
   type: 'task',

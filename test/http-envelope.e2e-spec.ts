@@ -5,9 +5,9 @@ import { createTestDatabase } from './support/database';
 import { createWorkspaceWithKey, uniqueSlug } from './support/factories';
 import { freePort, logLines, startService, waitUntilReady } from './support/service-process';
 import { waitFor } from './support/wait';
+import { UUID } from './support/formats';
 
 const ADMIN_TOKEN = 'envelope-admin-token';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MiB = 1024 * 1024;
 
 describe('the HTTP envelope', () => {

@@ -12,9 +12,8 @@ import {
   waitForRun,
   type EventView,
 } from './support/workflows';
+import { ISO_MS, UUID } from './support/formats';
 
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const NOT_WAITING = 'run is not in a waiting state';
 
 /** Holds its step in flight until the run is cancelled (its AbortSignal fires). */

@@ -16,8 +16,7 @@ import {
   type RunView,
   type Step,
 } from './support/workflows';
-
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+import { ISO_MS } from './support/formats';
 
 /** Gates opened by the tests; `test.gate` fails until its gate is open. */
 const openGates = new Set<string>();

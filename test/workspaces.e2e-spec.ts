@@ -1,9 +1,8 @@
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, uniqueSlug } from './support/factories';
+import { ISO_MS, UUID } from './support/formats';
 
 const ADMIN_TOKEN = 'workspaces-admin-token';
-const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('workspaces', () => {
   /** No ADMIN_TOKEN: workspace creation is open. */

@@ -11,12 +11,11 @@ import { DiscoveryService, Reflector } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { pgPool, withTransaction } from '../common/database';
+import { pgPool } from '../common/database';
 import { CoalescedTask } from '../common/coalesced-task';
 import { PgListener } from '../common/pg-listener';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../definitions/steps/step-types';
-import { insertEvents, type NewRunEvent } from '../runs/run-events';
 import * as SQL from './executor.sql';
 import { RunEngine, type BufferedWork, type ClaimedStep } from './run-engine';
 import {
@@ -43,6 +42,9 @@ interface ClaimRow {
   wake_reason: WakeReason;
   signal: ReceivedSignal | null;
   started_at: Date;
+  definition_id: string;
+  state: Record<string, unknown>;
+  steps_executed: number;
 }
 
 /**
@@ -170,77 +172,32 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     }
   }
 
-  /** One transaction: claim due rows, start PENDING runs, record the start events, load run state. */
+  /** One statement: claim due rows, start their runs, record the start events, load run state. */
   private async claim(limit: number): Promise<ClaimedStep[]> {
-    return withTransaction(this.pool, async (client) => {
-      const rows = (
-        await client.query<ClaimRow>(SQL.CLAIM_STEPS, [
-          this.workerId,
-          limit,
-          this.config.executor.leaseMs,
-        ])
-      ).rows;
-      if (rows.length === 0) return [];
-      const runIds = [...new Set(rows.map((r) => r.run_id))];
-      const started = await client.query<{ id: string; previous: string }>(SQL.START_RUNS, [
-        runIds,
-      ]);
-      const runs = await client.query<{
-        id: string;
-        workspace_id: string;
-        definition_id: string;
-        status: string;
-        state: Record<string, unknown>;
-        steps_executed: number;
-      }>(SQL.LOAD_RUNS, [runIds]);
-      const byId = new Map(runs.rows.map((r) => [r.id, r]));
-      const startedIds = new Set(
-        started.rows.filter((r) => r.previous === 'PENDING').map((r) => r.id),
-      );
-      const events: NewRunEvent[] = [];
-      for (const id of startedIds) {
-        const run = byId.get(id)!;
-        events.push({
-          runId: id,
-          workspaceId: run.workspace_id,
-          stepRunId: null,
-          type: 'WORKFLOW_STARTED',
-        });
-      }
-      for (const r of rows) {
-        if (r.wake_reason !== null) continue;
-        events.push({
-          runId: r.run_id,
-          workspaceId: r.workspace_id,
-          stepRunId: r.id,
-          type: 'STEP_STARTED',
-          payload: { stepName: r.step_name, stepType: r.step_type, attempt: r.attempt },
-        });
-      }
-      await insertEvents(client, events);
-      return rows.map((r) => {
-        const run = byId.get(r.run_id)!;
-        return {
-          id: r.id,
-          runId: r.run_id,
-          workspaceId: r.workspace_id,
-          stepIndex: r.step_index,
-          stepName: r.step_name,
-          stepType: r.step_type,
-          attempt: r.attempt,
-          wake: r.wake_reason,
-          signal: r.signal,
-          startedAt: r.started_at,
-          run: {
-            id: run.id,
-            workspaceId: run.workspace_id,
-            definitionId: run.definition_id,
-            state: run.state,
-            stepsExecuted: run.steps_executed,
-          },
-        };
-      });
+    const { rows } = await this.pool.query<ClaimRow>({
+      name: 'executor_claim',
+      text: SQL.CLAIM_STEPS,
+      values: [this.workerId, limit, this.config.executor.leaseMs],
     });
+    return rows.map((r) => ({
+      id: r.id,
+      runId: r.run_id,
+      workspaceId: r.workspace_id,
+      stepIndex: r.step_index,
+      stepName: r.step_name,
+      stepType: r.step_type,
+      attempt: r.attempt,
+      wake: r.wake_reason,
+      signal: r.signal,
+      startedAt: r.started_at,
+      run: {
+        id: r.run_id,
+        workspaceId: r.workspace_id,
+        definitionId: r.definition_id,
+        state: r.state,
+        stepsExecuted: r.steps_executed,
+      },
+    }));
   }
 
   private launch(first: ClaimedStep): void {

@@ -82,6 +82,19 @@ export class RunEngine {
     buffered: BufferedWork,
     continueInWorker: boolean,
   ): Promise<RecordResult> {
+    if (outcome.kind === 'complete' && !outcome.effects && buffered.writes.length === 0) {
+      const done = await this.completeAtOnce(
+        pool,
+        workerId,
+        leaseMs,
+        claimed,
+        steps,
+        outcome,
+        buffered,
+        continueInWorker,
+      );
+      if (done) return done;
+    }
     return withTransaction(pool, async (client) => {
       const run = (await client.query<RunRow>(SQL.LOCK_RUN, [claimed.runId])).rows[0];
       const owned = (await client.query(SQL.CHECK_OWNERSHIP, [claimed.id, workerId])).rowCount;
@@ -128,7 +141,8 @@ export class RunEngine {
           stepsExecuted += 1;
           const nextIndex = outcome.next ?? claimed.stepIndex + 1;
           if (nextIndex < steps.length && stepsExecuted < MAX_STEPS_PER_RUN) {
-            next = await this.advance(client, workerId, leaseMs, run, claimed, outcome.output, {
+            const advanced = await this.advance(client, workerId, leaseMs, claimed, {
+              output: outcome.output,
               index: nextIndex,
               steps,
               claimHere: continueInWorker,
@@ -136,7 +150,7 @@ export class RunEngine {
               stepsExecuted,
               events,
             });
-            return { next, wakeAt: null };
+            return { next: advanced.next, wakeAt: null };
           }
           await client.query(SQL.COMPLETE_STEP, [claimed.id, JSON.stringify(outcome.output)]);
           if (nextIndex >= steps.length) {
@@ -248,17 +262,92 @@ export class RunEngine {
   }
 
   /**
-   * The common case of a completed step whose run goes on: everything written by one statement
-   * (ADVANCE_RUN). Returns the next step when this worker continues the run itself.
+   * The common case, a completed step that wrote nothing else, recorded by one statement without a
+   * transaction block: ADVANCE_RUN when the run goes on, COMPLETE_RUN when it was the last step. The
+   * state is the claimed snapshot: nothing else writes a run's state while one of its steps is
+   * RUNNING under a lease. Returns null, having written nothing, when the step or its run is no
+   * longer ours (or the run hits the step limit): the general path then decides what to record.
    */
-  private async advance(
-    client: PoolClient,
+  private async completeAtOnce(
+    pool: Pool,
     workerId: string,
     leaseMs: number,
-    run: RunRow,
     claimed: ClaimedStep,
-    output: Record<string, unknown>,
+    steps: readonly StepDefinition[],
+    outcome: Extract<StepOutcome, { kind: 'complete' }>,
+    buffered: BufferedWork,
+    continueInWorker: boolean,
+  ): Promise<RecordResult | null> {
+    const step = steps[claimed.stepIndex];
+    const state = {
+      ...claimed.run.state,
+      ...(outcome.statePatch ?? {}),
+      [outputKeyOf(step)]: outcome.output,
+    };
+    const stepsExecuted = claimed.run.stepsExecuted + 1;
+    const nextIndex = outcome.next ?? claimed.stepIndex + 1;
+    const last = nextIndex >= steps.length;
+    if (!last && stepsExecuted >= MAX_STEPS_PER_RUN) return null;
+    const base = { runId: claimed.runId, workspaceId: claimed.workspaceId };
+    const events: NewRunEvent[] = buffered.events.map((e) => ({
+      ...base,
+      stepRunId: claimed.id,
+      type: e.type,
+      payload: e.payload,
+    }));
+    events.push({
+      ...base,
+      stepRunId: claimed.id,
+      type: 'STEP_COMPLETED',
+      payload: {
+        stepName: claimed.stepName,
+        durationMs: Math.max(0, Date.now() - claimed.startedAt.getTime()),
+      },
+    });
+    if (!last) {
+      const advanced = await this.advance(pool, workerId, leaseMs, claimed, {
+        output: outcome.output,
+        index: nextIndex,
+        steps,
+        claimHere: continueInWorker,
+        state,
+        stepsExecuted,
+        events,
+      });
+      return advanced.owned ? { next: advanced.next, wakeAt: null } : null;
+    }
+    events.push({ ...base, stepRunId: null, type: 'WORKFLOW_COMPLETED', payload: {} });
+    const res = await pool.query<{ finished_at: Date }>({
+      name: 'executor_complete_run',
+      text: SQL.COMPLETE_RUN,
+      values: [
+        claimed.id,
+        workerId,
+        JSON.stringify(outcome.output),
+        claimed.runId,
+        claimed.workspaceId,
+        JSON.stringify(state),
+        claimed.stepIndex,
+        stepsExecuted,
+        ...eventColumns(events),
+        new Date().toISOString(),
+      ],
+    });
+    return res.rowCount ? { next: null, wakeAt: null } : null;
+  }
+
+  /**
+   * A completed step whose run goes on: everything written by one statement (ADVANCE_RUN), on the
+   * pool (a transaction of its own) or inside the caller's transaction. Returns whether the step was
+   * still ours, and the next step when this worker continues the run itself.
+   */
+  private async advance(
+    db: Pool | PoolClient,
+    workerId: string,
+    leaseMs: number,
+    claimed: ClaimedStep,
     go: {
+      output: Record<string, unknown>;
       index: number;
       steps: readonly StepDefinition[];
       claimHere: boolean;
@@ -266,52 +355,54 @@ export class RunEngine {
       stepsExecuted: number;
       events: NewRunEvent[];
     },
-  ): Promise<ClaimedStep | null> {
+  ): Promise<{ owned: boolean; next: ClaimedStep | null }> {
     const step = go.steps[go.index];
     const nextId = randomUUID();
     if (go.claimHere) {
       go.events.push({
-        runId: run.id,
-        workspaceId: run.workspace_id,
+        runId: claimed.runId,
+        workspaceId: claimed.workspaceId,
         stepRunId: nextId,
         type: 'STEP_STARTED',
         payload: { stepName: step.name, stepType: step.type, attempt: 1 },
       });
     }
-    const res = await client.query<{ started_at: Date | null }>(SQL.ADVANCE_RUN, [
-      claimed.id,
-      JSON.stringify(output),
-      nextId,
-      run.id,
-      run.workspace_id,
-      go.index,
-      step.name,
-      step.type,
-      go.claimHere ? 'RUNNING' : 'PENDING',
-      go.claimHere ? workerId : null,
-      leaseMs,
-      JSON.stringify(go.state),
-      go.stepsExecuted,
-      ...eventColumns(go.events),
-    ]);
-    if (!go.claimHere) return null;
+    const res = await db.query<{ started_at: Date | null }>({
+      name: 'executor_advance_run',
+      text: SQL.ADVANCE_RUN,
+      values: [
+        claimed.id,
+        workerId,
+        JSON.stringify(go.output),
+        nextId,
+        claimed.runId,
+        claimed.workspaceId,
+        go.index,
+        step.name,
+        step.type,
+        go.claimHere ? 'RUNNING' : 'PENDING',
+        leaseMs,
+        JSON.stringify(go.state),
+        go.stepsExecuted,
+        ...eventColumns(go.events),
+      ],
+    });
+    if (!res.rowCount) return { owned: false, next: null };
+    if (!go.claimHere) return { owned: true, next: null };
     return {
-      id: nextId,
-      runId: run.id,
-      workspaceId: run.workspace_id,
-      stepIndex: go.index,
-      stepName: step.name,
-      stepType: step.type,
-      attempt: 1,
-      wake: null,
-      signal: null,
-      startedAt: res.rows[0].started_at ?? new Date(),
-      run: {
-        id: run.id,
-        workspaceId: run.workspace_id,
-        definitionId: run.definition_id,
-        state: go.state,
-        stepsExecuted: go.stepsExecuted,
+      owned: true,
+      next: {
+        id: nextId,
+        runId: claimed.runId,
+        workspaceId: claimed.workspaceId,
+        stepIndex: go.index,
+        stepName: step.name,
+        stepType: step.type,
+        attempt: 1,
+        wake: null,
+        signal: null,
+        startedAt: res.rows[0].started_at ?? new Date(),
+        run: { ...claimed.run, state: go.state, stepsExecuted: go.stepsExecuted },
       },
     };
   }

@@ -3,7 +3,11 @@ import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
 import type { StepDefinition } from '../definitions/steps/step-types';
-import { NOTIFY_STEP_READY, RUN_CANCELLED_CHANNEL } from '../executor/executor.sql';
+import {
+  NOTIFY_STEP_READY,
+  RUN_CANCELLED_CHANNEL,
+  STEP_READY_CHANNEL,
+} from '../executor/executor.sql';
 import { enqueueWebhookEvent } from '../webhooks/outbox';
 import { insertEvents } from './run-events';
 import type { RunStatus } from './dto/run.dto';
@@ -47,6 +51,26 @@ export interface EventRow {
 const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, output, error, idempotency_key,
   current_step_index, created_at, updated_at`;
 
+/**
+ * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
+ * now) inserted, the executors woken. Returns no row, having written nothing, when the definition is
+ * not the workspace's or the idempotency key is already taken.
+ */
+const CREATE_RUN = `
+  WITH def AS (
+    SELECT steps -> 0 ->> 'name' AS step_name, steps -> 0 ->> 'type' AS step_type
+    FROM workflow_definitions WHERE workspace_id = $1::uuid AND id = $2::uuid
+  ), run AS (
+    INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key)
+    SELECT $1::uuid, $2::uuid, $3::jsonb, $3::jsonb, $4::varchar FROM def
+    ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+    RETURNING ${RUN_COLUMNS}
+  ), first_step AS (
+    INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
+    SELECT run.id, $1::uuid, 0, def.step_name, def.step_type, 'PENDING', now() FROM run, def
+  )
+  SELECT run.*, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM run`;
+
 /** Outcomes of the API's run transitions; the service maps them to answers and errors. */
 export type TransitionResult =
   | { ok: true; run: { id: string; status: RunStatus; updated_at: Date } }
@@ -73,6 +97,15 @@ export class RunsRepository {
     input: Record<string, unknown>,
     idempotencyKey: string | undefined,
   ): Promise<{ run: RunRow; created: boolean } | undefined> {
+    const values = [workspaceId, definitionId, JSON.stringify(input), idempotencyKey ?? null];
+    const quick = await this.pool.query<RunRow>({
+      name: 'runs_create',
+      text: CREATE_RUN,
+      values,
+    });
+    if (quick.rowCount) return { run: quick.rows[0], created: true };
+    // No row: the definition does not exist here, or the idempotency key is taken. The transaction
+    // below tells the two apart (and waits for a concurrent holder of the key).
     return withTransaction(this.pool, async (client) => {
       const def = await client.query<{ steps: StepDefinition[] }>(
         'SELECT steps FROM workflow_definitions WHERE workspace_id = $1 AND id = $2',
@@ -85,7 +118,7 @@ export class RunsRepository {
          VALUES ($1, $2, $3, $3, $4)
          ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
          RETURNING ${RUN_COLUMNS}`,
-        [workspaceId, definitionId, JSON.stringify(input), idempotencyKey ?? null],
+        values,
       );
       if (inserted.rowCount === 0) {
         const existing = await client.query<RunRow>(

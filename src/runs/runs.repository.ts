@@ -71,6 +71,50 @@ const CREATE_RUN = `
   )
   SELECT run.*, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM run`;
 
+/**
+ * Resume as one statement. The run is locked first, then its parked step (the order of every
+ * transition and of the executor). The step takes the signal when the run is WAITING and, for an
+ * external_event step, the signal type is the one its definition names. Returns the run's status,
+ * the expected signal type when it did not match, and whether the run was resumed; no row when the
+ * run is not the workspace's.
+ *
+ * $1 run, $2 workspace, $3 signal type, $4 payload, $5 the signal as the step receives it.
+ */
+const RESUME_RUN = `
+  WITH run AS (
+    SELECT id, status, definition_id FROM workflow_runs
+    WHERE id = $1 AND workspace_id = $2
+    FOR UPDATE
+  ), parked AS (
+    SELECT s.id, s.step_index, s.step_name, s.step_type FROM step_runs s, run
+    WHERE s.run_id = run.id AND run.status = 'WAITING' AND s.status = 'WAITING'
+    ORDER BY s.seq DESC LIMIT 1
+    FOR UPDATE OF s
+  ), expected AS (
+    SELECT d.steps -> p.step_index ->> 'signalType' AS signal_type
+    FROM parked p, run, workflow_definitions d
+    WHERE p.step_type = 'external_event' AND d.id = run.definition_id
+  ), accepted AS (
+    SELECT p.* FROM parked p
+    WHERE NOT EXISTS (SELECT 1 FROM expected e WHERE e.signal_type <> $3::text)
+  ), step_update AS (
+    UPDATE step_runs s SET status = 'PENDING', due_at = now(), wake_reason = 'signal', signal = $5::jsonb
+    FROM accepted a WHERE s.id = a.id
+  ), run_update AS (
+    UPDATE workflow_runs r SET status = 'RUNNING', updated_at = now()
+    FROM accepted a WHERE r.id = $1
+    RETURNING r.updated_at
+  ), events AS (
+    INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
+    SELECT $1, $2, a.id, 'SIGNAL_RECEIVED',
+           jsonb_build_object('signalType', $3::text, 'stepName', a.step_name, 'payload', $4::jsonb)
+    FROM accepted a
+  )
+  SELECT run.status, (SELECT signal_type FROM expected) AS expected, u.updated_at IS NOT NULL AS resumed,
+         u.updated_at,
+         CASE WHEN u.updated_at IS NOT NULL THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified
+  FROM run LEFT JOIN run_update u ON true`;
+
 /** Outcomes of the API's run transitions; the service maps them to answers and errors. */
 export type TransitionResult =
   | { ok: true; run: { id: string; status: RunStatus; updated_at: Date } }
@@ -247,57 +291,41 @@ export class RunsRepository {
     });
   }
 
-  /** WAITING -> RUNNING: hands the signal to the parked step and queues it. */
-  resume(
+  /**
+   * WAITING -> RUNNING: hands the signal to the parked step and queues it, in one statement
+   * (RESUME_RUN). An external_event step takes only its own signalType.
+   */
+  async resume(
     workspaceId: string,
     id: string,
     signalType: string,
     payload: Record<string, unknown>,
-    expectedSignal: (definitionId: string, stepIndex: number) => Promise<string | undefined>,
   ): Promise<TransitionResult> {
-    return this.transition(workspaceId, id, async (client, run) => {
-      if (run.status !== 'WAITING') return { ok: false, reason: 'bad-state', status: run.status };
-      const waiting = await client.query<{
-        id: string;
-        step_index: number;
-        step_name: string;
-        step_type: string;
-      }>(
-        `SELECT id, step_index, step_name, step_type FROM step_runs
-         WHERE run_id = $1 AND status = 'WAITING' ORDER BY seq DESC LIMIT 1 FOR UPDATE`,
-        [id],
-      );
-      const step = waiting.rows[0];
-      if (!step) return { ok: false, reason: 'bad-state', status: run.status };
-      if (step.step_type === 'external_event') {
-        const expected = await expectedSignal(run.definition_id, step.step_index);
-        if (expected !== undefined && expected !== signalType) {
-          return { ok: false, reason: 'signal-mismatch', expected };
-        }
-      }
-      const receivedAt = new Date().toISOString();
-      await client.query(
-        `UPDATE step_runs SET status = 'PENDING', due_at = now(), wake_reason = 'signal', signal = $2
-         WHERE id = $1`,
-        [step.id, JSON.stringify({ signalType, payload, receivedAt })],
-      );
-      const updated = await client.query<{ id: string; status: RunStatus; updated_at: Date }>(
-        `UPDATE workflow_runs SET status = 'RUNNING', updated_at = now() WHERE id = $1
-         RETURNING id, status, updated_at`,
-        [id],
-      );
-      await insertEvents(client, [
-        {
-          runId: id,
-          workspaceId,
-          stepRunId: step.id,
-          type: 'SIGNAL_RECEIVED',
-          payload: { signalType, stepName: step.step_name, payload },
-        },
-      ]);
-      await client.query(NOTIFY_STEP_READY);
-      return { ok: true, run: updated.rows[0] };
+    const receivedAt = new Date().toISOString();
+    const res = await this.pool.query<{
+      status: RunStatus;
+      expected: string | null;
+      resumed: boolean;
+      updated_at: Date | null;
+    }>({
+      name: 'runs_resume',
+      text: RESUME_RUN,
+      values: [
+        id,
+        workspaceId,
+        signalType,
+        JSON.stringify(payload),
+        JSON.stringify({ signalType, payload, receivedAt }),
+      ],
     });
+    const row = res.rows[0];
+    if (!row) return { ok: false, reason: 'not-found' };
+    if (row.resumed)
+      return { ok: true, run: { id, status: 'RUNNING', updated_at: row.updated_at! } };
+    if (row.status === 'WAITING' && row.expected !== null) {
+      return { ok: false, reason: 'signal-mismatch', expected: row.expected };
+    }
+    return { ok: false, reason: 'bad-state', status: row.status };
   }
 
   /** FAILED -> RUNNING: the failed step runs again with fresh attempts; earlier outputs stay. */

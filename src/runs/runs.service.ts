@@ -4,7 +4,6 @@ import { ConflictError, NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { offsetOf, PageQueryDto } from '../common/pagination';
 import { DefinitionsRepository } from '../definitions/definitions.repository';
-import type { ExternalEventStep } from '../definitions/steps/step-types';
 import {
   CreateRunDto,
   ListRunsQueryDto,
@@ -88,16 +87,7 @@ export class RunsService {
 
   async resume(workspaceId: string, id: string, dto: ResumeRunDto): Promise<RunTransitionDto> {
     if (!isUuid(id)) throw new NotFoundError('workflow run');
-    const result = await this.runs.resume(
-      workspaceId,
-      id,
-      dto.signalType,
-      dto.payload ?? {},
-      async (definitionId, stepIndex) => {
-        const def = await this.definitions.get(workspaceId, definitionId);
-        return (def?.steps[stepIndex] as ExternalEventStep | undefined)?.signalType;
-      },
-    );
+    const result = await this.runs.resume(workspaceId, id, dto.signalType, dto.payload ?? {});
     return this.answer(result, () => NOT_WAITING);
   }
 

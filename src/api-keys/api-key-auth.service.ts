@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { pgPool } from '../common/database';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { readHeader } from '../common/auth';
 import type { AuthenticatedRequest } from '../common/auth';
@@ -25,10 +27,14 @@ export class ApiKeyAuthService {
   private readonly logger = new Logger(ApiKeyAuthService.name);
   private readonly lastWrite = new Map<string, number>();
 
+  private readonly pool: Pool;
+
   constructor(
     private readonly db: DataSource,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.pool = pgPool(db);
+  }
 
   resolve(req: AuthenticatedRequest): Promise<KeyResolution> {
     const memo = req as unknown as Record<symbol, Promise<KeyResolution> | undefined>;
@@ -41,10 +47,13 @@ export class ApiKeyAuthService {
     if (header.malformed) return { kind: 'invalid' };
     if (!header.value) return { kind: 'none' };
     if (!header.value.startsWith('svc_')) return { kind: 'invalid' };
-    const rows: Array<{ id: string; workspace_id: string }> = await this.db.query(
-      'SELECT id, workspace_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
-      [hashApiKey(header.value)],
-    );
+    // Every authenticated request runs this: a named statement is parsed and planned once per
+    // connection.
+    const { rows } = await this.pool.query<{ id: string; workspace_id: string }>({
+      name: 'api_key_lookup',
+      text: 'SELECT id, workspace_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      values: [hashApiKey(header.value)],
+    });
     if (rows.length === 0) return { kind: 'invalid' };
     const { id, workspace_id } = rows[0];
     await this.touch(id);

@@ -215,10 +215,11 @@ export class RunsRepository {
   }
 
   async get(workspaceId: string, id: string): Promise<RunRow | undefined> {
-    const res = await this.pool.query<RunRow>(
-      `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND id = $2`,
-      [workspaceId, id],
-    );
+    const res = await this.pool.query<RunRow>({
+      name: 'runs_get',
+      text: `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND id = $2`,
+      values: [workspaceId, id],
+    });
     return res.rows[0];
   }
 

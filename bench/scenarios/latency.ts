@@ -77,7 +77,7 @@ export interface CannonResult {
 async function cannon(
   name: string,
   url: string,
-  apiKey: string,
+  apiKey: string | undefined,
   seconds: number,
   connections: number,
   post?: unknown,
@@ -87,7 +87,10 @@ async function cannon(
     connections,
     duration: seconds,
     method: post ? 'POST' : 'GET',
-    headers: { 'x-api-key': apiKey, ...(post ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      ...(apiKey ? { 'x-api-key': apiKey } : {}),
+      ...(post ? { 'content-type': 'application/json' } : {}),
+    },
     body: post ? JSON.stringify(post) : undefined,
   });
   return {
@@ -105,6 +108,9 @@ async function cannon(
  * 4. API latency with autocannon: GET one run, GET the run list, POST a run (the executor runs the
  * created runs meanwhile, as in production). `seconds` each at `connections` connections.
  */
+/** The name of the no-database reference measurement of scenario 4. */
+export const FLOOR = 'GET /live (no database: the floor)';
+
 export async function apiLatency(
   svc: Service,
   db: Client,
@@ -144,6 +150,9 @@ export async function apiLatency(
       { definitionId: t.definitionId, input: {} },
     ),
   );
+  // The floor under every endpoint: a public route that touches no database (framework, HTTP and
+  // the load generator on the same two cores). Reported for context, without a target.
+  out.push(await cannon(FLOOR, `${svc.baseUrl}/live`, undefined, seconds, connections));
   // Let the executor finish what the POSTs created before the service stops.
   await waitFor(
     'the POSTed runs to finish',

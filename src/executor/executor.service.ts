@@ -17,6 +17,7 @@ import { PgListener } from '../common/pg-listener';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../definitions/steps/step-types';
 import * as SQL from './executor.sql';
+import { OutcomeBatcher } from './outcome-batcher';
 import { RunEngine, type BufferedWork, type ClaimedStep } from './run-engine';
 import {
   STEP_EXECUTOR_TYPE,
@@ -57,6 +58,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly logger = new Logger(ExecutorService.name);
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly pool: Pool;
+  private readonly batcher: OutcomeBatcher;
   private readonly executors = new Map<string, StepExecutor>();
   private readonly definitions = new Map<string, StepDefinition[]>();
   /** In-flight steps: step run id -> its run and abort controller. */
@@ -76,6 +78,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     private readonly scheduler: SchedulerRegistry,
   ) {
     this.pool = pgPool(db);
+    this.batcher = new OutcomeBatcher(this.pool, this.workerId, config.executor.leaseMs);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -288,6 +291,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       this.pool,
       this.workerId,
       this.config.executor.leaseMs,
+      this.batcher,
       claimed,
       steps,
       outcome,

@@ -129,100 +129,122 @@ export const INSERT_STEP = `
   RETURNING id, started_at`;
 
 /**
- * The first two CTEs of the hot-path statements below: the run locked (still RUNNING) before its step
- * (still RUNNING under this worker's lease, $2), the same order as the API's transitions. When either
- * check fails, `owned` is empty, nothing is written, and the caller takes the general path, which
- * decides how to discard the outcome.
+ * The CTEs the two hot-path statements below share, over `input` (one row per step outcome, with at
+ * least step_id, run_id and output): the runs locked (still RUNNING) in id order, then their steps
+ * (still RUNNING under this worker's lease, $1) in id order, the order the API's transitions use too
+ * (run first), so concurrent statements never deadlock. `owned` keeps the input rows that passed both
+ * checks; the others write nothing, and their callers take the general path, which decides how to
+ * discard the outcome. `done` completes the owned steps.
  */
-const OWNED_STEP = (runParam: string) => `
+const OWNED_STEPS = `
   run AS (
-    SELECT id FROM workflow_runs WHERE id = ${runParam} AND status = 'RUNNING' FOR UPDATE
+    SELECT r.id FROM workflow_runs r
+    WHERE r.id IN (SELECT run_id FROM input) AND r.status = 'RUNNING'
+    ORDER BY r.id
+    FOR UPDATE
   ), owned AS (
-    SELECT s.id FROM step_runs s, run
-    WHERE s.id = $1 AND s.locked_by = $2 AND s.status = 'RUNNING'
+    SELECT i.* FROM input i
+    JOIN run ON run.id = i.run_id
+    JOIN step_runs s ON s.id = i.step_id
+    WHERE s.locked_by = $1 AND s.status = 'RUNNING'
+    ORDER BY s.id
     FOR UPDATE OF s
   ), done AS (
     UPDATE step_runs s
-    SET status = 'COMPLETED', output = $3, error = NULL, completed_at = now(),
+    SET status = 'COMPLETED', output = o.output, error = NULL, completed_at = now(),
         locked_by = NULL, lock_expires_at = NULL, wake_reason = NULL
-    FROM owned WHERE s.id = owned.id
+    FROM owned o WHERE s.id = o.step_id
   )`;
 
-/** Inserts the events given as five parallel arrays starting at parameter $n, in array order. */
+/** Inserts the events of the owned outcomes, given as five parallel arrays from $n, in array order. */
 const INSERT_EVENTS_FROM = (n: number) => `
   INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
   SELECT e.run_id, e.workspace_id, e.step_run_id, e.event_type, e.payload
   FROM unnest($${n}::uuid[], $${n + 1}::uuid[], $${n + 2}::uuid[], $${n + 3}::text[], $${n + 4}::jsonb[])
        WITH ORDINALITY AS e(run_id, workspace_id, step_run_id, event_type, payload, ord)
-  WHERE EXISTS (SELECT 1 FROM owned)
+  WHERE e.run_id IN (SELECT run_id FROM owned)
   ORDER BY e.ord`;
 
 /**
- * The hot path of a completed step whose run goes on, as one statement (and so one transaction
- * without BEGIN/COMMIT round trips): the step row completed, the next step row inserted (already
- * claimed by this worker, or PENDING and announced with NOTIFY), the run's state and position
- * updated, and the events recorded in order. Ids are made by the caller so that the events can name
- * the next step. Data-modifying CTEs always run, whatever the final SELECT reads.
+ * The hot path of completed steps whose runs go on, for any number of runs in one statement (and so
+ * one transaction, without BEGIN/COMMIT round trips): each step row completed, the next step row
+ * inserted (already claimed by this worker, or PENDING and announced with NOTIFY), each run's state
+ * and position updated, and the events recorded in order. Ids are made by the caller so that the
+ * events can name the next step. Data-modifying CTEs always run, whatever the final SELECT reads.
+ * Returns one row per owned outcome.
  *
- * $1 step, $2 worker, $3 output, $4 next step id, $5 run, $6 workspace, $7 next index, $8 next name,
- * $9 next type, $10 'RUNNING' (continued here) or 'PENDING', $11 lease ms, $12 state,
- * $13 steps executed, $14-$18 events.
+ * $1 worker, $2 lease ms; per outcome: $3 step, $4 run, $5 workspace, $6 output, $7 next step id,
+ * $8 next index, $9 next name, $10 next type, $11 'RUNNING' (continued here) or 'PENDING',
+ * $12 state, $13 steps executed; $14-$18 the events.
  */
-export const ADVANCE_RUN = `
-  WITH ${OWNED_STEP('$5')}, next_step AS (
+export const ADVANCE_RUNS = `
+  WITH input AS (
+    SELECT * FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::uuid[], $8::int[],
+                         $9::varchar[], $10::varchar[], $11::varchar[], $12::jsonb[], $13::int[])
+      AS i(step_id, run_id, workspace_id, output, next_id, next_index, next_name, next_type,
+           next_status, state, steps_executed)
+  ), ${OWNED_STEPS}, next_step AS (
     INSERT INTO step_runs (id, run_id, workspace_id, step_index, step_name, step_type, status, attempt,
                            due_at, locked_by, lock_expires_at, started_at)
-    SELECT $4, $5, $6, $7, $8, $9, $10::varchar, 1,
-           CASE WHEN $10 = 'PENDING' THEN now() END,
-           CASE WHEN $10 = 'RUNNING' THEN $2 END,
-           CASE WHEN $10 = 'RUNNING' THEN now() + make_interval(secs => $11::float8 / 1000) END,
-           CASE WHEN $10 = 'RUNNING' THEN now() END
-    FROM owned
-    RETURNING started_at, status
+    SELECT o.next_id, o.run_id, o.workspace_id, o.next_index, o.next_name, o.next_type, o.next_status, 1,
+           CASE WHEN o.next_status = 'PENDING' THEN now() END,
+           CASE WHEN o.next_status = 'RUNNING' THEN $1 END,
+           CASE WHEN o.next_status = 'RUNNING'
+                THEN now() + make_interval(secs => $2::float8 / 1000) END,
+           CASE WHEN o.next_status = 'RUNNING' THEN now() END
+    FROM owned o
+    RETURNING run_id, started_at, status
   ), run_update AS (
     UPDATE workflow_runs r
-    SET state = $12, current_step_index = $7, steps_executed = $13, updated_at = now()
-    FROM owned WHERE r.id = $5
+    SET state = o.state, current_step_index = o.next_index, steps_executed = o.steps_executed,
+        updated_at = now()
+    FROM owned o WHERE r.id = o.run_id
   ), events AS (${INSERT_EVENTS_FROM(14)}
   )
-  SELECT started_at,
-         CASE WHEN status = 'PENDING' THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified
-  FROM next_step`;
+  SELECT n.run_id, n.started_at,
+         CASE WHEN n.status = 'PENDING' THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified
+  FROM next_step n`;
 
 /**
- * The hot path of a run's last step completing, as one statement: the step and the run completed,
- * the events recorded, and a workflow.completed delivery queued for each subscribed webhook (the
- * body as enqueueWebhookEvent builds it; completedAt is finished_at in milliseconds) and announced.
- * Returns no row when the step or run is no longer ours.
+ * The hot path of runs whose last step completed, any number in one statement: the steps and runs
+ * completed, the events recorded, and a workflow.completed delivery queued for each subscribed
+ * webhook (the body as enqueueWebhookEvent builds it; completedAt is finished_at in milliseconds)
+ * and announced. Returns one row per owned outcome.
  *
- * $1 step, $2 worker, $3 output, $4 run, $5 workspace, $6 state (also the run's output),
- * $7 step index, $8 steps executed, $9-$13 events, $14 the body's timestamp.
+ * $1 worker, $2 the bodies' timestamp; per outcome: $3 step, $4 run, $5 workspace, $6 step output,
+ * $7 state (also the run's output), $8 step index, $9 steps executed; $10-$14 the events.
  */
-export const COMPLETE_RUN = `
-  WITH ${OWNED_STEP('$4')}, finished AS (
+export const COMPLETE_RUNS = `
+  WITH input AS (
+    SELECT * FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::jsonb[], $8::int[],
+                         $9::int[])
+      AS i(step_id, run_id, workspace_id, output, state, step_index, steps_executed)
+  ), ${OWNED_STEPS}, finished AS (
     UPDATE workflow_runs r
-    SET state = $6, current_step_index = $7, steps_executed = $8, status = 'COMPLETED', output = $6,
-        error = NULL, updated_at = now(), finished_at = now()
-    FROM owned WHERE r.id = $4
-    RETURNING r.finished_at
-  ), events AS (${INSERT_EVENTS_FROM(9)}
+    SET state = o.state, current_step_index = o.step_index, steps_executed = o.steps_executed,
+        status = 'COMPLETED', output = o.state, error = NULL, updated_at = now(), finished_at = now()
+    FROM owned o WHERE r.id = o.run_id
+    RETURNING r.id, r.workspace_id, r.output, r.finished_at
+  ), events AS (${INSERT_EVENTS_FROM(10)}
   ), deliveries AS (
     INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, run_id, body,
                                     next_attempt_at)
     SELECT w.id, w.workspace_id, 'msg_' || replace(gen_random_uuid()::text, '-', ''),
-           'workflow.completed', $4,
+           'workflow.completed', f.id,
            jsonb_build_object(
-             'event', 'workflow.completed', 'workflowRunId', $4::text, 'workspaceId', $5::text,
+             'event', 'workflow.completed', 'workflowRunId', f.id::text,
+             'workspaceId', f.workspace_id::text,
              'data', jsonb_build_object(
-               'status', 'COMPLETED', 'output', $6::jsonb,
+               'status', 'COMPLETED', 'output', f.output,
                'completedAt', to_char(f.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-             'timestamp', $14::text),
+             'timestamp', $2::text),
            now()
-    FROM webhooks w, finished f
-    WHERE w.workspace_id = $5::uuid AND w.is_active AND 'workflow.completed' = ANY (w.events)
+    FROM finished f
+    JOIN webhooks w
+      ON w.workspace_id = f.workspace_id AND w.is_active AND 'workflow.completed' = ANY (w.events)
     RETURNING 1
   )
-  SELECT f.finished_at,
+  SELECT f.id AS run_id,
          CASE WHEN EXISTS (SELECT 1 FROM deliveries)
               THEN pg_notify('${WEBHOOK_READY_CHANNEL}', '') END AS notified
   FROM finished f`;

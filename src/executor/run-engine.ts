@@ -8,9 +8,10 @@ import {
   retryPolicyOf,
   type StepDefinition,
 } from '../definitions/steps/step-types';
-import { eventColumns, insertEvents, type NewRunEvent } from '../runs/run-events';
+import { insertEvents, type NewRunEvent } from '../runs/run-events';
 import { enqueueWebhookEvent } from '../webhooks/outbox';
 import * as SQL from './executor.sql';
+import { advanceRuns, type AdvanceItem, type OutcomeBatcher } from './outcome-batcher';
 import type { ReceivedSignal, StepOutcome, StepTransaction, WakeReason } from './step-executor';
 
 /** A run may execute at most this many steps (loops through conditions); past it, it fails. */
@@ -76,6 +77,7 @@ export class RunEngine {
     pool: Pool,
     workerId: string,
     leaseMs: number,
+    batcher: OutcomeBatcher,
     claimed: ClaimedStep,
     steps: readonly StepDefinition[],
     outcome: StepOutcome,
@@ -84,9 +86,7 @@ export class RunEngine {
   ): Promise<RecordResult> {
     if (outcome.kind === 'complete' && !outcome.effects && buffered.writes.length === 0) {
       const done = await this.completeAtOnce(
-        pool,
-        workerId,
-        leaseMs,
+        batcher,
         claimed,
         steps,
         outcome,
@@ -141,16 +141,18 @@ export class RunEngine {
           stepsExecuted += 1;
           const nextIndex = outcome.next ?? claimed.stepIndex + 1;
           if (nextIndex < steps.length && stepsExecuted < MAX_STEPS_PER_RUN) {
-            const advanced = await this.advance(client, workerId, leaseMs, claimed, {
-              output: outcome.output,
+            const item = this.advanceItem(claimed, steps, outcome.output, {
               index: nextIndex,
-              steps,
               claimHere: continueInWorker,
               state,
               stepsExecuted,
               events,
             });
-            return { next: advanced.next, wakeAt: null };
+            const started = await advanceRuns(client, workerId, leaseMs, [item]);
+            return {
+              next: this.nextStep(claimed, item, started.get(run.id) ?? null),
+              wakeAt: null,
+            };
           }
           await client.query(SQL.COMPLETE_STEP, [claimed.id, JSON.stringify(outcome.output)]);
           if (nextIndex >= steps.length) {
@@ -262,16 +264,15 @@ export class RunEngine {
   }
 
   /**
-   * The common case, a completed step that wrote nothing else, recorded by one statement without a
-   * transaction block: ADVANCE_RUN when the run goes on, COMPLETE_RUN when it was the last step. The
-   * state is the claimed snapshot: nothing else writes a run's state while one of its steps is
-   * RUNNING under a lease. Returns null, having written nothing, when the step or its run is no
-   * longer ours (or the run hits the step limit): the general path then decides what to record.
+   * The common case, a completed step that wrote nothing else, recorded without a transaction block
+   * of its own: batched with other workers' outcomes into one ADVANCE_RUNS statement when the run goes
+   * on, or one COMPLETE_RUNS statement when it was the last step. The state is the claimed snapshot:
+   * nothing else writes a run's state while one of its steps is RUNNING under a lease. Returns null,
+   * having written nothing, when the step or its run is no longer ours (or the run hits the step
+   * limit): the general path then decides what to record.
    */
   private async completeAtOnce(
-    pool: Pool,
-    workerId: string,
-    leaseMs: number,
+    batcher: OutcomeBatcher,
     claimed: ClaimedStep,
     steps: readonly StepDefinition[],
     outcome: Extract<StepOutcome, { kind: 'complete' }>,
@@ -305,58 +306,48 @@ export class RunEngine {
       },
     });
     if (!last) {
-      const advanced = await this.advance(pool, workerId, leaseMs, claimed, {
-        output: outcome.output,
+      const item = this.advanceItem(claimed, steps, outcome.output, {
         index: nextIndex,
-        steps,
         claimHere: continueInWorker,
         state,
         stepsExecuted,
         events,
       });
-      return advanced.owned ? { next: advanced.next, wakeAt: null } : null;
+      const advanced = await batcher.advance(item);
+      if (!advanced.owned) return null;
+      return { next: this.nextStep(claimed, item, advanced.startedAt), wakeAt: null };
     }
     events.push({ ...base, stepRunId: null, type: 'WORKFLOW_COMPLETED', payload: {} });
-    const res = await pool.query<{ finished_at: Date }>({
-      name: 'executor_complete_run',
-      text: SQL.COMPLETE_RUN,
-      values: [
-        claimed.id,
-        workerId,
-        JSON.stringify(outcome.output),
-        claimed.runId,
-        claimed.workspaceId,
-        JSON.stringify(state),
-        claimed.stepIndex,
-        stepsExecuted,
-        ...eventColumns(events),
-        new Date().toISOString(),
-      ],
+    const completed = await batcher.complete({
+      stepId: claimed.id,
+      runId: claimed.runId,
+      workspaceId: claimed.workspaceId,
+      output: JSON.stringify(outcome.output),
+      state: JSON.stringify(state),
+      stepIndex: claimed.stepIndex,
+      stepsExecuted,
+      events,
     });
-    return res.rowCount ? { next: null, wakeAt: null } : null;
+    return completed ? { next: null, wakeAt: null } : null;
   }
 
   /**
-   * A completed step whose run goes on: everything written by one statement (ADVANCE_RUN), on the
-   * pool (a transaction of its own) or inside the caller's transaction. Returns whether the step was
-   * still ours, and the next step when this worker continues the run itself.
+   * The writes of a completed step whose run goes on to `go.index`. When this worker continues the
+   * run itself, the next step is inserted already claimed and its STEP_STARTED is recorded now.
    */
-  private async advance(
-    db: Pool | PoolClient,
-    workerId: string,
-    leaseMs: number,
+  private advanceItem(
     claimed: ClaimedStep,
+    steps: readonly StepDefinition[],
+    output: Record<string, unknown>,
     go: {
-      output: Record<string, unknown>;
       index: number;
-      steps: readonly StepDefinition[];
       claimHere: boolean;
       state: Record<string, unknown>;
       stepsExecuted: number;
       events: NewRunEvent[];
     },
-  ): Promise<{ owned: boolean; next: ClaimedStep | null }> {
-    const step = go.steps[go.index];
+  ): AdvanceItem & { stateObject: Record<string, unknown> } {
+    const step = steps[go.index];
     const nextId = randomUUID();
     if (go.claimHere) {
       go.events.push({
@@ -367,43 +358,42 @@ export class RunEngine {
         payload: { stepName: step.name, stepType: step.type, attempt: 1 },
       });
     }
-    const res = await db.query<{ started_at: Date | null }>({
-      name: 'executor_advance_run',
-      text: SQL.ADVANCE_RUN,
-      values: [
-        claimed.id,
-        workerId,
-        JSON.stringify(go.output),
-        nextId,
-        claimed.runId,
-        claimed.workspaceId,
-        go.index,
-        step.name,
-        step.type,
-        go.claimHere ? 'RUNNING' : 'PENDING',
-        leaseMs,
-        JSON.stringify(go.state),
-        go.stepsExecuted,
-        ...eventColumns(go.events),
-      ],
-    });
-    if (!res.rowCount) return { owned: false, next: null };
-    if (!go.claimHere) return { owned: true, next: null };
     return {
-      owned: true,
-      next: {
-        id: nextId,
-        runId: claimed.runId,
-        workspaceId: claimed.workspaceId,
-        stepIndex: go.index,
-        stepName: step.name,
-        stepType: step.type,
-        attempt: 1,
-        wake: null,
-        signal: null,
-        startedAt: res.rows[0].started_at ?? new Date(),
-        run: { ...claimed.run, state: go.state, stepsExecuted: go.stepsExecuted },
-      },
+      stepId: claimed.id,
+      runId: claimed.runId,
+      workspaceId: claimed.workspaceId,
+      output: JSON.stringify(output),
+      nextId,
+      nextIndex: go.index,
+      nextName: step.name,
+      nextType: step.type,
+      nextStatus: go.claimHere ? 'RUNNING' : 'PENDING',
+      state: JSON.stringify(go.state),
+      stateObject: go.state,
+      stepsExecuted: go.stepsExecuted,
+      events: go.events,
+    };
+  }
+
+  /** The step this worker continues with after an advance, or null when it was queued instead. */
+  private nextStep(
+    claimed: ClaimedStep,
+    item: AdvanceItem & { stateObject: Record<string, unknown> },
+    startedAt: Date | null,
+  ): ClaimedStep | null {
+    if (item.nextStatus !== 'RUNNING') return null;
+    return {
+      id: item.nextId,
+      runId: claimed.runId,
+      workspaceId: claimed.workspaceId,
+      stepIndex: item.nextIndex,
+      stepName: item.nextName,
+      stepType: item.nextType,
+      attempt: 1,
+      wake: null,
+      signal: null,
+      startedAt: startedAt ?? new Date(),
+      run: { ...claimed.run, state: item.stateObject, stepsExecuted: item.stepsExecuted },
     };
   }
 

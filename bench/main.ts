@@ -329,7 +329,15 @@ async function scenarioPark(server: DatabaseServer, opts: BenchOptions, r: Resul
     const control = await createDefinition(s.svc.baseUrl, s.target.apiKey, 'control', [
       { type: 'task', name: 'only', handler: 'noop' },
     ]);
-    r.park = await parkAndDrain(s.svc, s.sql, s.target, opts.parkRuns, opts.inFlight, control);
+    r.park = await parkAndDrain(
+      s.svc,
+      s.sql,
+      s.target,
+      opts.parkRuns,
+      opts.inFlight,
+      control,
+      opts.quick ? 3000 : 10_000,
+    );
   } catch (err) {
     log(`service log:\n${s.svc.logs()}`);
     throw err;

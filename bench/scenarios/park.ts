@@ -54,10 +54,24 @@ async function resumeAll(svc: Service, t: Target, ids: string[], inFlight: numbe
 const MB = 1024 * 1024;
 
 /**
+ * The service's RSS once idle: the lowest of readings every 250 ms over `ms`. Right after a burst of
+ * requests the heap still holds garbage that V8 collects when it gets round to it; the lowest idle
+ * reading is what the process keeps.
+ */
+async function settledRss(svc: Service, ms: number): Promise<number> {
+  let lowest = svc.rss();
+  for (let waited = 0; waited < ms; waited += 250) {
+    await sleep(250);
+    lowest = Math.min(lowest, svc.rss());
+  }
+  return lowest;
+}
+
+/**
  * 5. Waiting runs cost no memory: the service's RSS after a warm-up and a control of `count` runs that
- * complete at once, and again after `count` runs are parked at an external_event step (2 s of settling
- * before each reading); then every run is resumed over HTTP and the drain rate measured from the first
- * resume to the last completion.
+ * complete at once, and again after `count` runs are parked at an external_event step (each reading
+ * the lowest over `settleMs` of idle); then every run is resumed over HTTP and the drain rate measured
+ * from the first resume to the last completion.
  */
 export async function parkAndDrain(
   svc: Service,
@@ -66,13 +80,13 @@ export async function parkAndDrain(
   count: number,
   inFlight: number,
   controlDefinitionId: string,
+  settleMs: number,
 ): Promise<ParkResult> {
   const warm = await createRuns(svc, t, Math.min(200, Math.ceil(count / 5)), inFlight);
   await waitWaiting(db, warm);
   await resumeAll(svc, t, warm, inFlight);
   await waitCompleted(db, warm, 120_000, 50);
-  await sleep(2000);
-  const baseline = svc.rss();
+  const baseline = await settledRss(svc, settleMs);
   // Control: as many requests and runs, but runs that complete at once. The heap grows with request
   // churn alone; parking is measured from this point, so that it counts only what waiting runs hold.
   const control = await createRuns(
@@ -82,21 +96,18 @@ export async function parkAndDrain(
     inFlight,
   );
   await waitCompleted(db, control, 600_000, 100);
-  await sleep(2000);
-  const before = svc.rss();
+  const before = await settledRss(svc, settleMs);
 
   const parkStart = nowMs();
   const ids = await createRuns(svc, t, count, inFlight);
   await waitWaiting(db, ids);
   const parkSeconds = (nowMs() - parkStart) / 1000;
-  await sleep(2000);
-  const parked = svc.rss();
+  const parked = await settledRss(svc, settleMs);
 
   const start = nowMs();
   await resumeAll(svc, t, ids, inFlight);
   await waitCompleted(db, ids, 600_000, 50);
-  await sleep(2000);
-  const drained = svc.rss();
+  const drained = await settledRss(svc, settleMs);
   const res = await db.query<{ end: string }>(
     `SELECT extract(epoch FROM max(finished_at)) * 1000 AS end FROM workflow_runs WHERE id = ANY ($1::uuid[])`,
     [ids],

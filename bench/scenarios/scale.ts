@@ -150,6 +150,11 @@ export async function insertRuns(
       log(`scale: ${table} ${visible} of ${pages} pages all-visible after VACUUM pass ${pass}`);
     }
   }
+  // The load's dirty pages are written out now rather than by a checkpoint in the middle of the
+  // measurements (which would also make every first write to a page log a full page image).
+  await db
+    .query('CHECKPOINT')
+    .catch((err: Error) => log(`scale: CHECKPOINT failed: ${err.message}`));
   const counts = (
     await db.query<{ runs: string; steps: string; events: string }>(
       `SELECT (SELECT count(*) FROM workflow_runs) AS runs, (SELECT count(*) FROM step_runs) AS steps,

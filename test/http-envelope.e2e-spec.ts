@@ -90,6 +90,37 @@ describe('the HTTP envelope', () => {
       });
     });
 
+    it.each([
+      ['a value', '{"name": "Ac\\u0000me", "slug": "SLUG"}', 'name'],
+      [
+        'a nested value',
+        '{"name": "Acme", "slug": "SLUG", "tags": [{"a": "x\\u0000"}]}',
+        'tags[0].a',
+      ],
+      ['a key', '{"name": "Acme", "slug": "SLUG", "n\\u0000": 1}', 'n\u0000'],
+    ])(
+      'answers a body with the NUL character in %s with 400 VALIDATION_ERROR naming it, and writes nothing',
+      async (_case, body, field) => {
+        const before = await workspaceCount();
+        const res = await t.http
+          .post('/v1/workspaces')
+          .set('content-type', 'application/json')
+          .send(body.replace('SLUG', uniqueSlug()));
+        expect(res.status).toBe(400);
+        expect(res.body).toEqual({
+          success: false,
+          error: {
+            code: 'VALIDATION_ERROR',
+            message: `${field}: must not contain the NUL character (\\u0000)`,
+            details: {
+              errors: [{ field, message: 'must not contain the NUL character (\\u0000)' }],
+            },
+          },
+        });
+        expect(await workspaceCount()).toBe(before);
+      },
+    );
+
     it('answers a body over 1 MiB with 413 PAYLOAD_TOO_LARGE, and writes nothing', async () => {
       const before = await workspaceCount();
       const body = JSON.stringify({ name: 'x'.repeat(MiB), slug: uniqueSlug() });

@@ -248,6 +248,7 @@ describe('workflow runs', () => {
       ['an input that is null', { input: null }, 'input'],
       ['an empty idempotencyKey', { idempotencyKey: '' }, 'idempotencyKey'],
       ['an unknown field', { priority: 'high' }, 'priority'],
+      ['an input holding the NUL character', { input: { note: 'a\u0000b' } }, 'input.note'],
     ])('answers 400 VALIDATION_ERROR for %s', async (_case, patch, field) => {
       const before = await runCount(api, pendingWs.workspace.id);
       const body: Record<string, unknown> = { definitionId: pendingDef, ...patch };

@@ -44,9 +44,32 @@ function hasBody(req: Request): boolean {
 }
 
 /**
+ * The path (`input.note`, `steps[2].name`) of the first string or key holding U+0000, which
+ * PostgreSQL can store in neither text nor jsonb; undefined when there is none.
+ */
+function findNul(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path || 'body' : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = findNul(value[i], `${path}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    const at = path ? `${path}.${key}` : key;
+    if (key.includes('\u0000')) return at;
+    const found = findNul(item, at);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
  * JSON body parsing with the envelope for its failures: a body that is not `application/json` is 415
  * (never parsed as a form), malformed JSON is 400, over 1 MiB is 413, and a JSON value that is not an
- * object is 400.
+ * object, or that holds the NUL character anywhere, is 400.
  */
 export function jsonBody(): RequestHandler {
   const parse = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
@@ -94,6 +117,17 @@ export function jsonBody(): RequestHandler {
           code: 'VALIDATION_ERROR',
           message: 'request body must be a JSON object',
           details: { errors: [{ field: 'body', message: 'must be a JSON object' }] },
+        });
+      }
+      const nul = findNul(body, '');
+      if (nul !== undefined) {
+        return sendError(res, {
+          status: 400,
+          code: 'VALIDATION_ERROR',
+          message: `${nul}: must not contain the NUL character (\\u0000)`,
+          details: {
+            errors: [{ field: nul, message: 'must not contain the NUL character (\\u0000)' }],
+          },
         });
       }
       next();

@@ -271,25 +271,28 @@ export async function explainPlans(
   ).rows[0].id;
   const cols = `id, workspace_id, definition_id, status, input, output, error, idempotency_key,
   current_step_index, created_at, updated_at`;
+  // The page query as RunsRepository.list sends it: a deferred join over the page's ids.
+  const page = (where: string, offset: number) =>
+    `SELECT ${cols
+      .split(',')
+      .map((c) => `r.${c.trim()}`)
+      .join(', ')} FROM workflow_runs r
+     JOIN (SELECT id FROM workflow_runs WHERE ${where}
+           ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET ${offset}) page ON page.id = r.id
+     ORDER BY r.created_at DESC, r.id DESC`;
   const statements: Record<string, [string, unknown[]]> = {
-    'list page 1': [
-      `SELECT ${cols} FROM workflow_runs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`,
-      [workspaceId],
-    ],
-    'list page 500': [
-      `SELECT ${cols} FROM workflow_runs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 9980`,
-      [workspaceId],
-    ],
+    'list page 1': [page('workspace_id = $1', 0), [workspaceId]],
+    'list page 500': [page('workspace_id = $1', 9980), [workspaceId]],
     'list count': [
       `SELECT count(*) AS total FROM workflow_runs WHERE workspace_id = $1`,
       [workspaceId],
     ],
     [`list page 1, status=${filterStatus}`]: [
-      `SELECT ${cols} FROM workflow_runs WHERE workspace_id = $1 AND status = $2 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`,
+      page('workspace_id = $1 AND status = $2', 0),
       [workspaceId, filterStatus],
     ],
     [`list page 500, status=${filterStatus}`]: [
-      `SELECT ${cols} FROM workflow_runs WHERE workspace_id = $1 AND status = $2 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 9980`,
+      page('workspace_id = $1 AND status = $2', 9980),
       [workspaceId, filterStatus],
     ],
     [`list count, status=${filterStatus}`]: [

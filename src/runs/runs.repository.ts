@@ -50,6 +50,9 @@ export interface EventRow {
 
 const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, output, error, idempotency_key,
   current_step_index, created_at, updated_at`;
+const RUN_COLUMNS_OF_R = RUN_COLUMNS.split(',')
+  .map((c) => `r.${c.trim()}`)
+  .join(', ');
 
 /**
  * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
@@ -200,10 +203,15 @@ export class RunsRepository {
       where.push(`definition_id = $${params.length}`);
     }
     const clause = where.join(' AND ');
+    // Deferred join: the page's ids come from the covering index alone (the offset is walked there,
+    // never in the table), then only those rows are read.
     const [rows, count] = await Promise.all([
       this.pool.query<RunRow>(
-        `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE ${clause}
-         ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        `SELECT ${RUN_COLUMNS_OF_R} FROM workflow_runs r
+         JOIN (SELECT id FROM workflow_runs WHERE ${clause}
+               ORDER BY created_at DESC, id DESC
+               LIMIT $${params.length + 1} OFFSET $${params.length + 2}) page ON page.id = r.id
+         ORDER BY r.created_at DESC, r.id DESC`,
         [...params, limit, offset],
       ),
       this.pool.query<{ total: string }>(

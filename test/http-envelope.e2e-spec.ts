@@ -121,6 +121,52 @@ describe('the HTTP envelope', () => {
       },
     );
 
+    it.each([
+      ['a lone high surrogate', '{"name": "Ac\\ud800me", "slug": "SLUG"}', 'name'],
+      [
+        'a lone low surrogate in a key',
+        '{"name": "Acme", "slug": "SLUG", "k\\udc00": 1}',
+        'k\udc00',
+      ],
+    ])(
+      'answers a body with %s with 400 VALIDATION_ERROR naming it, and writes nothing',
+      async (_case, body, field) => {
+        const before = await workspaceCount();
+        const res = await t.http
+          .post('/v1/workspaces')
+          .set('content-type', 'application/json')
+          .send(body.replace('SLUG', uniqueSlug()));
+        expect(res.status).toBe(400);
+        expect(res.body.error).toEqual({
+          code: 'VALIDATION_ERROR',
+          message: `${field}: must be well-formed Unicode (unpaired surrogate escape)`,
+          details: {
+            errors: [{ field, message: 'must be well-formed Unicode (unpaired surrogate escape)' }],
+          },
+        });
+        expect(await workspaceCount()).toBe(before);
+      },
+    );
+
+    it('answers a body nested deeper than 64 levels with 400 VALIDATION_ERROR naming where, and writes nothing', async () => {
+      const before = await workspaceCount();
+      const depth = 5000;
+      const res = await t.http
+        .post('/v1/workspaces')
+        .set('content-type', 'application/json')
+        .send(
+          `{"name": "Acme", "slug": "${uniqueSlug()}", "x": ${'['.repeat(depth)}${']'.repeat(depth)}}`,
+        );
+      expect(res.status).toBe(400);
+      const field = `x${'[0]'.repeat(63)}`;
+      expect(res.body.error).toEqual({
+        code: 'VALIDATION_ERROR',
+        message: `${field}: must not be nested deeper than 64 levels`,
+        details: { errors: [{ field, message: 'must not be nested deeper than 64 levels' }] },
+      });
+      expect(await workspaceCount()).toBe(before);
+    });
+
     it('answers a body over 1 MiB with 413 PAYLOAD_TOO_LARGE, and writes nothing', async () => {
       const before = await workspaceCount();
       const body = JSON.stringify({ name: 'x'.repeat(MiB), slug: uniqueSlug() });

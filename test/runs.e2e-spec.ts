@@ -31,6 +31,13 @@ class RunsTestHandlersModule {}
 
 type Status = 'PENDING' | 'RUNNING' | 'WAITING' | 'COMPLETED' | 'FAILED' | 'CANCELLED';
 
+/** Arrays nested `depth` deep: nested(2) is [[]]. */
+function nested(depth: number): unknown[] {
+  let value: unknown[] = [];
+  for (let i = 1; i < depth; i++) value = [value];
+  return value;
+}
+
 describe('workflow runs', () => {
   /** Executor enabled: runs move on. */
   let t: TestApp;
@@ -249,6 +256,11 @@ describe('workflow runs', () => {
       ['an empty idempotencyKey', { idempotencyKey: '' }, 'idempotencyKey'],
       ['an unknown field', { priority: 'high' }, 'priority'],
       ['an input holding the NUL character', { input: { note: 'a\u0000b' } }, 'input.note'],
+      [
+        'an input nested 64 levels deep',
+        { input: { a: nested(63) } },
+        `input.a${'[0]'.repeat(62)}`,
+      ],
     ])('answers 400 VALIDATION_ERROR for %s', async (_case, patch, field) => {
       const before = await runCount(api, pendingWs.workspace.id);
       const body: Record<string, unknown> = { definitionId: pendingDef, ...patch };
@@ -263,6 +275,16 @@ describe('workflow runs', () => {
         expect.arrayContaining([{ field, message: expect.any(String) }]),
       );
       expect(await runCount(api, pendingWs.workspace.id)).toBe(before);
+    });
+
+    it('accepts an input nested 63 levels deep and keeps it as given', async () => {
+      const input = { a: nested(62) };
+      const res = await api.http
+        .post('/v1/workflow-runs')
+        .set('x-api-key', pendingWs.key)
+        .send({ definitionId: pendingDef, input });
+      expect(res.status).toBe(201);
+      expect(res.body.data.input).toEqual(input);
     });
 
     it.each([

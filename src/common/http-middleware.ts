@@ -43,25 +43,55 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
+/** Bodies nested deeper than this are refused: nothing legitimate needs more, and deeper values break
+ * recursive consumers (validation, PostgreSQL's jsonb parser). */
+export const MAX_BODY_DEPTH = 64;
+
 /**
- * The path (`input.note`, `steps[2].name`) of the first string or key holding U+0000, which
- * PostgreSQL can store in neither text nor jsonb; undefined when there is none.
+ * The first problem of a parsed body that PostgreSQL or the validators cannot take: a string or key
+ * holding U+0000 or an unpaired surrogate (jsonb refuses both, text refuses U+0000), or nesting deeper
+ * than MAX_BODY_DEPTH. Iterative, so that no body can exhaust the stack here either.
  */
-function findNul(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path || 'body' : undefined;
-  if (value === null || typeof value !== 'object') return undefined;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = findNul(value[i], `${path}[${i}]`);
-      if (found !== undefined) return found;
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why PostgreSQL could not store this string as given, if it could not. */
+function stringProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
+  if (UNPAIRED_SURROGATE.test(text))
+    return 'must be well-formed Unicode (unpaired surrogate escape)';
+  return undefined;
+}
+
+function bodyProblem(body: object): { field: string; message: string } | undefined {
+  const pending: Array<[unknown, string, number]> = [[body, '', 0]];
+  while (pending.length > 0) {
+    const [value, path, depth] = pending.pop()!;
+    if (typeof value === 'string') {
+      const message = stringProblem(value);
+      if (message) return { field: path || 'body', message };
+      continue;
     }
-    return undefined;
-  }
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    const at = path ? `${path}.${key}` : key;
-    if (key.includes('\u0000')) return at;
-    const found = findNul(item, at);
-    if (found !== undefined) return found;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_BODY_DEPTH) {
+      return {
+        field: path || 'body',
+        message: `must not be nested deeper than ${MAX_BODY_DEPTH} levels`,
+      };
+    }
+    let entries: Array<[unknown, string]>;
+    if (Array.isArray(value)) {
+      entries = value.map((item, i): [unknown, string] => [item, `${path}[${i}]`]);
+    } else {
+      entries = Object.entries(value as Record<string, unknown>).map(
+        ([key, item]): [unknown, string] => [item, path ? `${path}.${key}` : key],
+      );
+      for (const key of Object.keys(value)) {
+        const message = stringProblem(key);
+        if (message) return { field: path ? `${path}.${key}` : key, message };
+      }
+    }
+    // Reversed onto the stack, so that problems are found in document order.
+    for (let i = entries.length - 1; i >= 0; i--) pending.push([...entries[i], depth + 1]);
   }
   return undefined;
 }
@@ -69,7 +99,8 @@ function findNul(value: unknown, path: string): string | undefined {
 /**
  * JSON body parsing with the envelope for its failures: a body that is not `application/json` is 415
  * (never parsed as a form), malformed JSON is 400, over 1 MiB is 413, and a JSON value that is not an
- * object, or that holds the NUL character anywhere, is 400.
+ * object, that holds a string PostgreSQL cannot store or that is nested deeper than MAX_BODY_DEPTH, is
+ * 400.
  */
 export function jsonBody(): RequestHandler {
   const parse = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
@@ -119,15 +150,13 @@ export function jsonBody(): RequestHandler {
           details: { errors: [{ field: 'body', message: 'must be a JSON object' }] },
         });
       }
-      const nul = findNul(body, '');
-      if (nul !== undefined) {
+      const problem = bodyProblem(body);
+      if (problem) {
         return sendError(res, {
           status: 400,
           code: 'VALIDATION_ERROR',
-          message: `${nul}: must not contain the NUL character (\\u0000)`,
-          details: {
-            errors: [{ field: nul, message: 'must not contain the NUL character (\\u0000)' }],
-          },
+          message: `${problem.field}: ${problem.message}`,
+          details: { errors: [problem] },
         });
       }
       next();

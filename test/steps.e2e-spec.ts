@@ -89,6 +89,12 @@ async function startTarget(): Promise<{ server: Server; url: string; received: R
         res.end('nope');
         return;
       }
+      if (req.url === '/nul' || req.url === '/lone') {
+        // JSON that parses, but that PostgreSQL cannot store.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(req.url === '/nul' ? '{"a": "x\\u0000y"}' : '{"a": "x\\ud800y"}');
+        return;
+      }
       if (req.url === '/text') {
         res.writeHead(200, { 'content-type': 'text/plain', 'x-served-by': 'target' });
         res.end('plain words');
@@ -244,6 +250,29 @@ describe('step types', () => {
       ]);
       expect(run.output?.call).toMatchObject({ status: 200, body: 'plain words' });
     });
+
+    it.each([
+      ['/nul', 'must not contain the NUL character (\\u0000)'],
+      ['/lone', 'must be well-formed Unicode (unpaired surrogate escape)'],
+    ])(
+      'http fails the step at once, without retries, on an answer PostgreSQL cannot store (%s)',
+      async (route, message) => {
+        const run = await runToEnd([
+          {
+            type: 'task',
+            name: 'call',
+            handler: 'http',
+            config: { url: `${target.url}${route}` },
+            retry: { maxAttempts: 3, initialDelayMs: 0 },
+          },
+        ]);
+        expect(run.status).toBe('FAILED');
+        expect(run.error).toBe(`the step's result cannot be stored: output.body.a: ${message}`);
+        const events = await runEvents(t.http, ws.key, run.id);
+        expect(ofType(events, 'STEP_FAILED')).toHaveLength(1);
+        expect(ofType(events, 'STEP_RETRYING')).toHaveLength(0);
+      },
+    );
 
     it('http fails the step on a non-2xx answer, and the retry policy applies', async () => {
       const run = await runToEnd([

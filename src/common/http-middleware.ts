@@ -6,6 +6,11 @@ import express from 'express';
 import type { Logger as Pino } from 'pino';
 import pinoHttp from 'pino-http';
 import { sendError } from './error-response';
+import { jsonProblem } from './json-safety';
+
+/** Bodies nested deeper than this are refused: nothing legitimate needs more, and deeper values break
+ * recursive consumers (validation, PostgreSQL's jsonb parser). */
+export const MAX_BODY_DEPTH = 64;
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
@@ -41,59 +46,6 @@ export function accessLog(logger: Pino): RequestHandler {
 function hasBody(req: Request): boolean {
   const length = req.headers['content-length'];
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
-}
-
-/** Bodies nested deeper than this are refused: nothing legitimate needs more, and deeper values break
- * recursive consumers (validation, PostgreSQL's jsonb parser). */
-export const MAX_BODY_DEPTH = 64;
-
-/**
- * The first problem of a parsed body that PostgreSQL or the validators cannot take: a string or key
- * holding U+0000 or an unpaired surrogate (jsonb refuses both, text refuses U+0000), or nesting deeper
- * than MAX_BODY_DEPTH. Iterative, so that no body can exhaust the stack here either.
- */
-const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Why PostgreSQL could not store this string as given, if it could not. */
-function stringProblem(text: string): string | undefined {
-  if (text.includes('\u0000')) return 'must not contain the NUL character (\\u0000)';
-  if (UNPAIRED_SURROGATE.test(text))
-    return 'must be well-formed Unicode (unpaired surrogate escape)';
-  return undefined;
-}
-
-function bodyProblem(body: object): { field: string; message: string } | undefined {
-  const pending: Array<[unknown, string, number]> = [[body, '', 0]];
-  while (pending.length > 0) {
-    const [value, path, depth] = pending.pop()!;
-    if (typeof value === 'string') {
-      const message = stringProblem(value);
-      if (message) return { field: path || 'body', message };
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_BODY_DEPTH) {
-      return {
-        field: path || 'body',
-        message: `must not be nested deeper than ${MAX_BODY_DEPTH} levels`,
-      };
-    }
-    let entries: Array<[unknown, string]>;
-    if (Array.isArray(value)) {
-      entries = value.map((item, i): [unknown, string] => [item, `${path}[${i}]`]);
-    } else {
-      entries = Object.entries(value as Record<string, unknown>).map(
-        ([key, item]): [unknown, string] => [item, path ? `${path}.${key}` : key],
-      );
-      for (const key of Object.keys(value)) {
-        const message = stringProblem(key);
-        if (message) return { field: path ? `${path}.${key}` : key, message };
-      }
-    }
-    // Reversed onto the stack, so that problems are found in document order.
-    for (let i = entries.length - 1; i >= 0; i--) pending.push([...entries[i], depth + 1]);
-  }
-  return undefined;
 }
 
 /**
@@ -150,7 +102,7 @@ export function jsonBody(): RequestHandler {
           details: { errors: [{ field: 'body', message: 'must be a JSON object' }] },
         });
       }
-      const problem = bodyProblem(body);
+      const problem = jsonProblem(body, MAX_BODY_DEPTH);
       if (problem) {
         return sendError(res, {
           status: 400,

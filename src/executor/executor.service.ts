@@ -13,6 +13,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool } from '../common/database';
 import { CoalescedTask } from '../common/coalesced-task';
+import { jsonProblem } from '../common/json-safety';
 import { PgListener } from '../common/pg-listener';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../definitions/steps/step-types';
@@ -28,6 +29,8 @@ import {
 } from './step-executor';
 
 const SHUTDOWN_GRACE_MS = 25_000;
+/** Nesting allowed in a step's result (output and state changes) before it is refused. */
+const MAX_RESULT_DEPTH = 256;
 const POLL_INTERVAL_NAME = 'executor-poll';
 /** Timers further away than this are left to the poll alone. */
 const TIMER_HINT_MAX_MS = 5 * 60_000;
@@ -280,6 +283,21 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
           kind: 'fail',
           error: err instanceof Error ? err.message : String(err),
           retryable: true,
+        };
+      }
+    }
+    if (outcome.kind === 'complete') {
+      // Results come from outside (an HTTP answer, an LLM): one PostgreSQL cannot store would fail
+      // the recording again at every claim, so the step fails instead.
+      const problem = jsonProblem(
+        { output: outcome.output, state: outcome.statePatch ?? {} },
+        MAX_RESULT_DEPTH,
+      );
+      if (problem) {
+        outcome = {
+          kind: 'fail',
+          error: `the step's result cannot be stored: ${problem.field}: ${problem.message}`,
+          retryable: false,
         };
       }
     }

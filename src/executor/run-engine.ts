@@ -61,6 +61,22 @@ interface RunRow {
   steps_executed: number;
 }
 
+/** STEP_STARTED of a step's first attempt, recorded when this worker takes the step itself. */
+function stepStarted(
+  runId: string,
+  workspaceId: string,
+  stepRunId: string,
+  step: StepDefinition,
+): NewRunEvent {
+  return {
+    runId,
+    workspaceId,
+    stepRunId,
+    type: 'STEP_STARTED',
+    payload: { stepName: step.name, stepType: step.type, attempt: 1 },
+  };
+}
+
 /**
  * Records a step's outcome and advances its run, all in one transaction: the step row, the run row,
  * the run events, any webhook outbox rows and the step's own writes commit together or not at all.
@@ -349,15 +365,7 @@ export class RunEngine {
   ): AdvanceItem & { stateObject: Record<string, unknown> } {
     const step = steps[go.index];
     const nextId = randomUUID();
-    if (go.claimHere) {
-      go.events.push({
-        runId: claimed.runId,
-        workspaceId: claimed.workspaceId,
-        stepRunId: nextId,
-        type: 'STEP_STARTED',
-        payload: { stepName: step.name, stepType: step.type, attempt: 1 },
-      });
-    }
+    if (go.claimHere) go.events.push(stepStarted(claimed.runId, claimed.workspaceId, nextId, step));
     return {
       stepId: claimed.id,
       runId: claimed.runId,
@@ -427,13 +435,7 @@ export class RunEngine {
       await client.query(SQL.NOTIFY_STEP_READY);
       return null;
     }
-    events.push({
-      runId: run.id,
-      workspaceId: run.workspace_id,
-      stepRunId: row.id,
-      type: 'STEP_STARTED',
-      payload: { stepName: step.name, stepType: step.type, attempt: 1 },
-    });
+    events.push(stepStarted(run.id, run.workspace_id, row.id, step));
     return {
       id: row.id,
       runId: run.id,

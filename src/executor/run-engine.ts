@@ -61,6 +61,14 @@ interface RunRow {
   steps_executed: number;
 }
 
+/** The payload of STEP_COMPLETED: the step's name and how long it ran since it started. */
+function stepCompleted(claimed: ClaimedStep): Record<string, unknown> {
+  return {
+    stepName: claimed.stepName,
+    durationMs: Math.max(0, Date.now() - claimed.startedAt.getTime()),
+  };
+}
+
 /** STEP_STARTED of a step's first attempt, recorded when this worker takes the step itself. */
 function stepStarted(
   runId: string,
@@ -149,10 +157,7 @@ export class RunEngine {
 
       switch (outcome.kind) {
         case 'complete': {
-          event('STEP_COMPLETED', {
-            stepName: claimed.stepName,
-            durationMs: Math.max(0, Date.now() - claimed.startedAt.getTime()),
-          });
+          event('STEP_COMPLETED', stepCompleted(claimed));
           state = { ...state, ...(outcome.statePatch ?? {}), [outputKeyOf(step)]: outcome.output };
           stepsExecuted += 1;
           const nextIndex = outcome.next ?? claimed.stepIndex + 1;
@@ -316,10 +321,7 @@ export class RunEngine {
       ...base,
       stepRunId: claimed.id,
       type: 'STEP_COMPLETED',
-      payload: {
-        stepName: claimed.stepName,
-        durationMs: Math.max(0, Date.now() - claimed.startedAt.getTime()),
-      },
+      payload: stepCompleted(claimed),
     });
     if (!last) {
       const item = this.advanceItem(claimed, steps, outcome.output, {

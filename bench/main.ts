@@ -425,7 +425,8 @@ function table(r: Results): string {
   const add = (s: string, m: string, v: string, target = '', ok?: boolean) =>
     rows.push([s, m, v, target, verdict(ok)]);
   const tp = (t: Throughput) =>
-    `${f(t.runsPerSec)} runs/s, ${f(t.stepsPerSec)} steps/s; p50 ${f(t.p50Ms, 0)} ms, p99 ${f(t.p99Ms, 0)} ms`;
+    `${f(t.runsPerSec)} runs/s, ${f(t.stepsPerSec)} steps/s; p50 ${f(t.p50Ms, 0)} ms, p99 ${f(t.p99Ms, 0)} ms` +
+    (t.walBytesPerStep === undefined ? '' : `; WAL ${f(t.walBytesPerStep / 1024, 1)} kB/step`);
   if (r.throughput) {
     add(
       '1(a) end to end',

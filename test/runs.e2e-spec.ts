@@ -12,7 +12,7 @@ import {
   waitForRun,
   type EventView,
 } from './support/workflows';
-import { ISO_MS, UUID } from './support/formats';
+import { ISO_MS, UUID, UUID_V7, uuidMillis } from './support/formats';
 
 const NOT_WAITING = 'run is not in a waiting state';
 
@@ -741,6 +741,24 @@ describe('workflow runs', () => {
       }
       const times = events.map((e) => Date.parse(e.createdAt));
       expect(times).toEqual([...times].sort((x, y) => x - y));
+    });
+
+    it('gives the run, its step runs and its events time-ordered ids (UUID version 7)', async () => {
+      const run = await getRun(t.http, a.key, completedId);
+      const res = await t.http
+        .get(`/v1/workflow-runs/${completedId}/steps`)
+        .set('x-api-key', a.key);
+      const stepIds = (res.body.data as Array<{ id: string }>).map((s) => s.id);
+      const ids = [completedId, ...stepIds, ...events.map((e) => e.id)];
+      for (const id of ids) expect(id).toMatch(UUID_V7);
+      // The time in each id lies within the run's life (one second of slack for clock rounding).
+      const from = Date.parse(run.createdAt as string) - 1000;
+      const to = Date.parse(events[events.length - 1].createdAt) + 1000;
+      for (const id of ids) expect(uuidMillis(id)).toBeGreaterThanOrEqual(from);
+      for (const id of ids) expect(uuidMillis(id)).toBeLessThanOrEqual(to);
+      // Step runs are made one after another (the first in SQL, the others in the executor).
+      const stepTimes = stepIds.map(uuidMillis);
+      expect(stepTimes).toEqual([...stepTimes].sort((x, y) => x - y));
     });
 
     it('carries the payload fields of the interface: stepName, stepType, durationMs, signalType', async () => {

@@ -35,4 +35,6 @@ export interface Throughput {
    * while it drained the runs (1(b) only; approximate: backends that come and go are missed).
    */
   cpuMsPerStep?: { service: number; postgres: number };
+  /** WAL the database wrote per step while the executor drained the runs (1(b) only). */
+  walBytesPerStep?: number;
 }

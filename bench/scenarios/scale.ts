@@ -7,7 +7,8 @@ import { log, nowMs, percentile } from '../lib/util';
  * across the given workspaces, then VACUUM ANALYZE (the state autovacuum keeps a table in), then the
  * p99 of the API's read queries over HTTP.
  *
- * Shape of the data, per run (workspace = n mod 10, created_at spread evenly over the last 90 days):
+ * Shape of the data, per run (workspace = n mod 10, created_at spread evenly over the last 90 days; run
+ * and step-run ids time-ordered from created_at, as the service makes them):
  * - 85% COMPLETED: 3 completed step runs; 8 events (WORKFLOW_STARTED, STEP_STARTED/COMPLETED x3,
  *   WORKFLOW_COMPLETED)
  * - 8% FAILED: step 0 completed, step 1 FAILED; 6 events
@@ -52,17 +53,20 @@ export async function insertRuns(
     await timed(
       'gen',
       `CREATE TEMP TABLE gen ON COMMIT DROP AS
-       SELECT g AS n,
-              gen_random_uuid() AS id,
-              gen_random_uuid() AS s0, gen_random_uuid() AS s1, gen_random_uuid() AS s2,
-              ($1::uuid[])[1 + g % $4] AS workspace_id,
-              ($2::uuid[])[1 + g % $4] AS definition_id,
-              CASE WHEN (g / 10) % 100 < 85 THEN 'COMPLETED'
-                   WHEN (g / 10) % 100 < 93 THEN 'FAILED'
-                   WHEN (g / 10) % 100 < 97 THEN 'CANCELLED'
-                   ELSE 'WAITING' END AS status,
-              now() - interval '90 days' + (g::float8 / $3) * interval '90 days' AS created_at
-       FROM generate_series($5::int, $6::int) g`,
+       SELECT x.*,
+              uuid_v7(created_at) AS id,
+              uuid_v7(created_at) AS s0,
+              uuid_v7(created_at + interval '10 ms') AS s1,
+              uuid_v7(created_at + interval '20 ms') AS s2
+       FROM (SELECT g AS n,
+                    ($1::uuid[])[1 + g % $4] AS workspace_id,
+                    ($2::uuid[])[1 + g % $4] AS definition_id,
+                    CASE WHEN (g / 10) % 100 < 85 THEN 'COMPLETED'
+                         WHEN (g / 10) % 100 < 93 THEN 'FAILED'
+                         WHEN (g / 10) % 100 < 97 THEN 'CANCELLED'
+                         ELSE 'WAITING' END AS status,
+                    now() - interval '90 days' + (g::float8 / $3) * interval '90 days' AS created_at
+             FROM generate_series($5::int, $6::int) g) x`,
       [workspaceIds, definitionIds, total, workspaceIds.length, lo, hi],
     );
     await timed(

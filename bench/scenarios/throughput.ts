@@ -144,11 +144,14 @@ export async function executionOnly(
   const seen = new Map<number, number>();
   for (const pid of await backends()) seen.set(pid, cpuMs(pid));
   const serviceBefore = cpuMs(executor.pid);
-  let serviceMs = 0;
+  const walBefore = await walPosition(db);
+  let serviceMs: number;
   let postgresMs = 0;
+  let walBytes: number;
   try {
     await waitCompleted(db, ids, 300_000);
     serviceMs = cpuMs(executor.pid) - serviceBefore;
+    walBytes = (await walPosition(db)) - walBefore;
     for (const pid of await backends()) {
       postgresMs += cpuMs(pid) - (seen.get(pid) ?? 0);
     }
@@ -170,5 +173,14 @@ export async function executionOnly(
       service: serviceMs / (count * t.steps),
       postgres: postgresMs / (count * t.steps),
     },
+    walBytesPerStep: walBytes / (count * t.steps),
   };
+}
+
+/** The server's WAL insert position in bytes (cluster-wide: nothing else writes during a bench). */
+async function walPosition(db: Client): Promise<number> {
+  const { rows } = await db.query<{ at: string }>(
+    `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text AS at`,
+  );
+  return Number(rows[0].at);
 }

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '../common/database';
+import { timeOrderedUuid } from '../common/ids';
 import {
   outputKeyOf,
   retryDelayMs,
@@ -366,7 +366,7 @@ export class RunEngine {
     },
   ): AdvanceItem & { stateObject: Record<string, unknown> } {
     const step = steps[go.index];
-    const nextId = randomUUID();
+    const nextId = timeOrderedUuid();
     if (go.claimHere) go.events.push(stepStarted(claimed.runId, claimed.workspaceId, nextId, step));
     return {
       stepId: claimed.id,

@@ -379,6 +379,56 @@ describe('the HTTP envelope', () => {
     });
   });
 
+  describe('access log', () => {
+    it('writes one JSON line per request with its id, method, URL, status and time, 4xx at warn, and never the key', async () => {
+      const service = startService({
+        env: {
+          DATABASE_URL: await createTestDatabase(),
+          PORT: String(await freePort()),
+          LOG_LEVEL: 'info',
+          EXECUTOR_ENABLED: 'false',
+          RATE_LIMIT_MAX: '0',
+        },
+      });
+      try {
+        await waitUntilReady(service, 30_000);
+        await fetch(`${service.baseUrl}/live?probe=1`, {
+          headers: { 'x-request-id': 'req-log-ok' },
+        });
+        await fetch(`${service.baseUrl}/v1/workspaces/current`, {
+          headers: { 'x-request-id': 'req-log-denied', 'x-api-key': 'svc_not-a-real-key' },
+        });
+        const linesOf = (id: string) =>
+          logLines(service).filter((line) => (line.req as { id?: string } | undefined)?.id === id);
+        const lineOf = (id: string) =>
+          waitFor(`the access log line of ${id}`, () => linesOf(id)[0]);
+
+        expect(await lineOf('req-log-ok')).toEqual(
+          expect.objectContaining({
+            level: 30,
+            msg: 'request completed',
+            req: { id: 'req-log-ok', method: 'GET', url: '/live?probe=1' },
+            res: { statusCode: 200 },
+            responseTime: expect.any(Number),
+          }),
+        );
+        expect(await lineOf('req-log-denied')).toEqual(
+          expect.objectContaining({
+            level: 40,
+            msg: 'request completed',
+            req: { id: 'req-log-denied', method: 'GET', url: '/v1/workspaces/current' },
+            res: { statusCode: 401 },
+          }),
+        );
+        expect(linesOf('req-log-ok')).toHaveLength(1);
+        expect(service.stdout()).not.toContain('svc_not-a-real-key');
+      } finally {
+        service.child.kill('SIGTERM');
+        await service.exited(30_000).catch(() => service.kill());
+      }
+    }, 60_000);
+  });
+
   describe('unexpected errors', () => {
     it('answers 500 INTERNAL_ERROR without stack or SQL when the database goes away, and logs the error with the request id', async () => {
       const databaseUrl = await createTestDatabase();
@@ -436,6 +486,18 @@ describe('the HTTP envelope', () => {
           ),
         );
         expect((logged.err as { stack?: string }).stack).toEqual(expect.any(String));
+        const access = await waitFor('the access log line at error', () =>
+          logLines(service).find(
+            (line) => (line.req as { id?: string } | undefined)?.id === 'req-db-gone-1',
+          ),
+        );
+        expect(access).toEqual(
+          expect.objectContaining({
+            level: 50,
+            res: { statusCode: 500 },
+            msg: 'request completed',
+          }),
+        );
       } finally {
         service.child.kill('SIGTERM');
         await service.exited(30_000).catch(() => service.kill());

@@ -510,7 +510,8 @@ function table(r: Results): string {
     add(
       '5 waiting runs',
       `drain after resuming all ${p.runs}`,
-      `${f(p.drainRunsPerSec)} runs/s (${f(p.drainSeconds, 2)} s)`,
+      `${f(p.drainRunsPerSec)} runs/s (${f(p.drainSeconds, 2)} s; the resumes took ${f(p.resumeSeconds, 2)} s, ` +
+        `${p.unfinishedAfterResumes} runs unfinished then)`,
       '>= 500 runs/s',
       p.drainRunsPerSec >= 500,
     );

@@ -22,6 +22,10 @@ export interface ParkResult {
   parkSeconds: number;
   drainSeconds: number;
   drainRunsPerSec: number;
+  /** From the first resume request sent to the last one answered. */
+  resumeSeconds: number;
+  /** Runs not yet COMPLETED when the last resume was answered (the executor's backlog then). */
+  unfinishedAfterResumes: number;
 }
 
 async function waitWaiting(db: Client, ids: string[]): Promise<void> {
@@ -106,6 +110,11 @@ export async function parkAndDrain(
 
   const start = nowMs();
   await resumeAll(svc, t, ids, inFlight);
+  const resumeSeconds = (nowMs() - start) / 1000;
+  const left = await db.query<{ n: string }>(
+    `SELECT count(*) AS n FROM workflow_runs WHERE id = ANY ($1::uuid[]) AND status <> 'COMPLETED'`,
+    [ids],
+  );
   await waitCompleted(db, ids, 600_000, 50);
   const drained = await settledRss(svc, settleMs);
   const res = await db.query<{ end: string }>(
@@ -124,5 +133,7 @@ export async function parkAndDrain(
     parkSeconds,
     drainSeconds,
     drainRunsPerSec: count / drainSeconds,
+    resumeSeconds,
+    unfinishedAfterResumes: Number(left.rows[0].n),
   };
 }

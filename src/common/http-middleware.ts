@@ -36,7 +36,8 @@ export function requestId(): RequestHandler {
  * One JSON line per request once its answer is sent (or the client went away): the request id, method
  * and URL, the status and the time taken; 5xx at `error`, 4xx at `warn`, the rest at `info`. Written
  * here rather than with pino-http, which builds a child logger for every request whether or not the
- * line is written: that cost 19% of the requests per second of `GET /live` in the benchmark.
+ * line is written: dropping it raised `GET /live` from 2,129 to 2,433 requests/s (autocannon, 50
+ * connections, on the 2-core bench machine).
  */
 export function accessLog(logger: Pino): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {

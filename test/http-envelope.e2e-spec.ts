@@ -3,7 +3,13 @@ import { Client } from 'pg';
 import { createTestApp, type TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
 import { createWorkspaceWithKey, uniqueSlug } from './support/factories';
-import { freePort, logLines, startService, waitUntilReady } from './support/service-process';
+import {
+  freePort,
+  logLines,
+  startService,
+  waitUntilReady,
+  type ServiceProcess,
+} from './support/service-process';
 import { waitFor } from './support/wait';
 import { UUID } from './support/formats';
 
@@ -26,6 +32,39 @@ describe('the HTTP envelope', () => {
   async function workspaceCount(): Promise<number> {
     const [row] = await t.sql<{ n: number }>('SELECT count(*)::int AS n FROM workspaces');
     return row.n;
+  }
+
+  /**
+   * Runs `use` against the built service as its own process on `databaseUrl` (API only, logging at
+   * info), then stops it.
+   */
+  async function withServiceProcess(
+    databaseUrl: string,
+    use: (service: ServiceProcess) => Promise<void>,
+  ): Promise<void> {
+    const service = startService({
+      env: {
+        DATABASE_URL: databaseUrl,
+        PORT: String(await freePort()),
+        LOG_LEVEL: 'info',
+        EXECUTOR_ENABLED: 'false',
+        RATE_LIMIT_MAX: '0',
+      },
+    });
+    try {
+      await waitUntilReady(service, 30_000);
+      await use(service);
+    } finally {
+      service.child.kill('SIGTERM');
+      await service.exited(30_000).catch(() => service.kill());
+    }
+  }
+
+  /** The access log lines of the request with this id. */
+  function accessLines(service: ServiceProcess, requestId: string): Array<Record<string, unknown>> {
+    return logLines(service).filter(
+      (line) => (line.req as { id?: string } | undefined)?.id === requestId,
+    );
   }
 
   describe('unknown routes', () => {
@@ -381,27 +420,15 @@ describe('the HTTP envelope', () => {
 
   describe('access log', () => {
     it('writes one JSON line per request with its id, method, URL, status and time, 4xx at warn, and never the key', async () => {
-      const service = startService({
-        env: {
-          DATABASE_URL: await createTestDatabase(),
-          PORT: String(await freePort()),
-          LOG_LEVEL: 'info',
-          EXECUTOR_ENABLED: 'false',
-          RATE_LIMIT_MAX: '0',
-        },
-      });
-      try {
-        await waitUntilReady(service, 30_000);
+      await withServiceProcess(await createTestDatabase(), async (service) => {
         await fetch(`${service.baseUrl}/live?probe=1`, {
           headers: { 'x-request-id': 'req-log-ok' },
         });
         await fetch(`${service.baseUrl}/v1/workspaces/current`, {
           headers: { 'x-request-id': 'req-log-denied', 'x-api-key': 'svc_not-a-real-key' },
         });
-        const linesOf = (id: string) =>
-          logLines(service).filter((line) => (line.req as { id?: string } | undefined)?.id === id);
         const lineOf = (id: string) =>
-          waitFor(`the access log line of ${id}`, () => linesOf(id)[0]);
+          waitFor(`the access log line of ${id}`, () => accessLines(service, id)[0]);
 
         expect(await lineOf('req-log-ok')).toEqual(
           expect.objectContaining({
@@ -420,12 +447,9 @@ describe('the HTTP envelope', () => {
             res: { statusCode: 401 },
           }),
         );
-        expect(linesOf('req-log-ok')).toHaveLength(1);
+        expect(accessLines(service, 'req-log-ok')).toHaveLength(1);
         expect(service.stdout()).not.toContain('svc_not-a-real-key');
-      } finally {
-        service.child.kill('SIGTERM');
-        await service.exited(30_000).catch(() => service.kill());
-      }
+      });
     }, 60_000);
   });
 
@@ -433,17 +457,7 @@ describe('the HTTP envelope', () => {
     it('answers 500 INTERNAL_ERROR without stack or SQL when the database goes away, and logs the error with the request id', async () => {
       const databaseUrl = await createTestDatabase();
       const database = new URL(databaseUrl).pathname.slice(1);
-      const service = startService({
-        env: {
-          DATABASE_URL: databaseUrl,
-          PORT: String(await freePort()),
-          LOG_LEVEL: 'info',
-          EXECUTOR_ENABLED: 'false',
-          RATE_LIMIT_MAX: '0',
-        },
-      });
-      try {
-        await waitUntilReady(service, 30_000);
+      await withServiceProcess(databaseUrl, async (service) => {
         const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
           fetch(`${service.baseUrl}${path}`, {
             method: 'POST',
@@ -486,10 +500,9 @@ describe('the HTTP envelope', () => {
           ),
         );
         expect((logged.err as { stack?: string }).stack).toEqual(expect.any(String));
-        const access = await waitFor('the access log line at error', () =>
-          logLines(service).find(
-            (line) => (line.req as { id?: string } | undefined)?.id === 'req-db-gone-1',
-          ),
+        const access = await waitFor(
+          'the access log line at error',
+          () => accessLines(service, 'req-db-gone-1')[0],
         );
         expect(access).toEqual(
           expect.objectContaining({
@@ -498,10 +511,7 @@ describe('the HTTP envelope', () => {
             msg: 'request completed',
           }),
         );
-      } finally {
-        service.child.kill('SIGTERM');
-        await service.exited(30_000).catch(() => service.kill());
-      }
+      });
     }, 60_000);
   });
 });

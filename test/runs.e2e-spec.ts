@@ -750,12 +750,14 @@ describe('workflow runs', () => {
         .set('x-api-key', a.key);
       const stepIds = (res.body.data as Array<{ id: string }>).map((s) => s.id);
       const ids = [completedId, ...stepIds, ...events.map((e) => e.id)];
-      for (const id of ids) expect(id).toMatch(UUID_V7);
       // The time in each id lies within the run's life (one second of slack for clock rounding).
       const from = Date.parse(run.createdAt as string) - 1000;
       const to = Date.parse(events[events.length - 1].createdAt) + 1000;
-      for (const id of ids) expect(uuidMillis(id)).toBeGreaterThanOrEqual(from);
-      for (const id of ids) expect(uuidMillis(id)).toBeLessThanOrEqual(to);
+      for (const id of ids) {
+        expect(id).toMatch(UUID_V7);
+        expect(uuidMillis(id)).toBeGreaterThanOrEqual(from);
+        expect(uuidMillis(id)).toBeLessThanOrEqual(to);
+      }
       // Step runs are made one after another (the first in SQL, the others in the executor).
       const stepTimes = stepIds.map(uuidMillis);
       expect(stepTimes).toEqual([...stepTimes].sort((x, y) => x - y));

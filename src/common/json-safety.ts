@@ -35,20 +35,22 @@ export function jsonProblem(
         message: `must not be nested deeper than ${maxDepth} levels`,
       };
     }
-    let entries: Array<[unknown, string]>;
+    // Children go onto the stack reversed, so that problems are found in document order.
     if (Array.isArray(value)) {
-      entries = value.map((item, i): [unknown, string] => [item, `${path}[${i}]`]);
-    } else {
-      entries = Object.entries(value as Record<string, unknown>).map(
-        ([key, item]): [unknown, string] => [item, path ? `${path}.${key}` : key],
-      );
-      for (const key of Object.keys(value)) {
-        const message = stringProblem(key);
-        if (message) return { field: path ? `${path}.${key}` : key, message };
+      for (let i = value.length - 1; i >= 0; i--) {
+        pending.push([value[i], `${path}[${i}]`, depth + 1]);
       }
+      continue;
     }
-    // Reversed onto the stack, so that problems are found in document order.
-    for (let i = entries.length - 1; i >= 0; i--) pending.push([...entries[i], depth + 1]);
+    const entries = Object.entries(value as Record<string, unknown>);
+    for (const [key] of entries) {
+      const message = stringProblem(key);
+      if (message) return { field: path ? `${path}.${key}` : key, message };
+    }
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, item] = entries[i];
+      pending.push([item, path ? `${path}.${key}` : key, depth + 1]);
+    }
   }
   return undefined;
 }

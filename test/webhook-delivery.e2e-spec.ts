@@ -381,11 +381,19 @@ describe('webhook delivery', () => {
         15_000,
         'the workflow.completed delivery after the approval',
       );
-      expect(events.map((d) => d.headers['x-webhook-event'])).toEqual([
-        'approval.requested',
+      // Deliveries are sent concurrently, so they may arrive in any order; the body's timestamp
+      // (when the event happened) orders them.
+      const at = (type: string) => {
+        const d = events.find((e) => e.headers['x-webhook-event'] === type);
+        return Date.parse((JSON.parse(d?.body ?? '{}') as { timestamp: string }).timestamp);
+      };
+      expect(events.map((d) => d.headers['x-webhook-event']).sort()).toEqual([
         'approval.decided',
+        'approval.requested',
         'workflow.completed',
       ]);
+      expect(at('approval.requested')).toBeLessThanOrEqual(at('approval.decided'));
+      expect(at('approval.decided')).toBeLessThanOrEqual(at('workflow.completed'));
     });
 
     it('sends a webhook only the event types it subscribed to', async () => {

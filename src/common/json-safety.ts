@@ -64,13 +64,17 @@ export function jsonProblem(
  */
 export function sanitizeText(text: string, maxLength = Infinity): string {
   let out = text;
+  let note = '';
+  // Cut first, so that a huge text is scanned only as far as it is kept.
+  if (text.length > maxLength) {
+    const last = text.charCodeAt(maxLength - 1);
+    const cut = last >= 0xd800 && last <= 0xdbff ? maxLength - 1 : maxLength;
+    out = text.slice(0, cut);
+    note = `… (${text.length - cut} more characters)`;
+  }
   if (out.includes('\u0000')) out = out.replaceAll('\u0000', '\ufffd');
   if (UNPAIRED_SURROGATE.test(out)) out = out.replace(UNPAIRED_SURROGATES, '\ufffd');
-  if (out.length <= maxLength) return out;
-  let cut = maxLength;
-  const last = out.charCodeAt(cut - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut -= 1;
-  return `${out.slice(0, cut)}… (${out.length - cut} more characters)`;
+  return out + note;
 }
 
 /**

@@ -237,17 +237,42 @@ describe('OutcomeBatcher', () => {
     expect((await steps(fine.run_id)).map((r) => r.status)).toEqual(['COMPLETED', 'RUNNING']);
   });
 
-  it('fails every outcome of a statement that fails, and writes none of them', async () => {
-    const runs = await claimedRuns(2);
+  it('writes the outcomes of a statement that fails again one by one: only those refused alone fail', async () => {
+    const runs = await claimedRuns(4);
     const batcher = new OutcomeBatcher(pool, WORKER, LEASE_MS);
-    const bad = { ...advanceItem(runs[1], { n: 1 }), nextType: 'x'.repeat(50) };
-    const results = await Promise.allSettled([
-      batcher.advance(advanceItem(runs[0], { n: 1 })),
-      batcher.advance(bad),
-    ]);
-    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
-    for (const c of runs) {
-      expect((await steps(c.run_id)).map((r) => r.status)).toEqual(['RUNNING']);
+    // Values the database refuses: a step type longer than its column, a state jsonb cannot hold.
+    const refused = [
+      { ...advanceItem(runs[1], { n: 1 }), nextType: 'x'.repeat(50) },
+      { ...advanceItem(runs[3], { n: 1 }), state: '{"a": "\\u0000"}' },
+    ];
+    const spy = jest.spyOn(pool, 'query');
+    let results: Array<PromiseSettledResult<unknown>>;
+    try {
+      results = await Promise.allSettled([
+        batcher.advance(advanceItem(runs[0], { n: 1 })),
+        batcher.advance(refused[0]),
+        batcher.advance(advanceItem(runs[2], { n: 1 })),
+        batcher.advance(refused[1]),
+      ]);
+      // One statement for the batch, then one per outcome.
+      expect(batchStatements(spy)).toEqual(Array(5).fill('executor_advance_runs'));
+    } finally {
+      spy.mockRestore();
     }
+    expect(results.map((r) => r.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'rejected',
+    ]);
+    const statuses = await Promise.all(
+      runs.map(async (c) => (await steps(c.run_id)).map((r) => r.status)),
+    );
+    expect(statuses).toEqual([
+      ['COMPLETED', 'RUNNING'],
+      ['RUNNING'],
+      ['COMPLETED', 'RUNNING'],
+      ['RUNNING'],
+    ]);
   });
 });

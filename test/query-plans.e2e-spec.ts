@@ -86,7 +86,15 @@ describe('query plans of the hot paths', () => {
   });
 
   it('finds expired leases through the partial index over running steps', async () => {
-    expectIndex(await plan(SQL.REAP_EXPIRED_LEASES, []), 'step_runs', 'step_runs_lease_idx');
+    expectIndex(await plan(SQL.REAP_EXPIRED_LEASES, [3]), 'step_runs', 'step_runs_lease_idx');
+  });
+
+  it('finds steps whose outcome could not be recorded through their own (empty) partial index', async () => {
+    // Runs at every poll of every executor: it must cost nothing, whatever the history.
+    const found = await plan(SQL.CLAIM_UNRECORDED_STEPS, ['worker', 20, 30000]);
+    expectIndex(found, 'step_runs', 'step_runs_unrecorded_idx');
+    const onRuns = found.filter((n) => n['Relation Name'] === 'workflow_runs');
+    expect(onRuns.map((n) => n['Node Type'])).not.toContain('Seq Scan');
   });
 
   it('pages the run list by workspace, with and without a status filter', async () => {

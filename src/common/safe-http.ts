@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { timerDelay } from './timers';
 
 /**
  * Outbound HTTP(S) for the `http` task handler and webhook deliveries, safe against SSRF: unless private
@@ -194,7 +195,7 @@ export function safeRequest(req: SafeRequest): Promise<SafeResponse> {
       finish(() =>
         reject(new OutboundRequestError(`no answer within ${req.timeoutMs} ms`, 'timeout')),
       );
-    }, req.timeoutMs);
+    }, timerDelay(req.timeoutMs));
     request.on('error', (err) => {
       finish(() => {
         if (err instanceof OutboundRequestError) return reject(err);

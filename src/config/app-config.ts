@@ -11,6 +11,7 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
+import { MAX_TIMER_MS } from '../common/timers';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
@@ -25,6 +26,9 @@ const toBool = ({ value }: { value: unknown }): unknown => {
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+/** Caps on stored JSON stay well under what one jsonb value may hold (255 MB). */
+const MAX_STORED_JSON_BYTES = 128 * 1024 * 1024;
 
 /**
  * Every environment variable the service reads (design §1). Validated once at boot: a bad value stops
@@ -56,6 +60,7 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsInt()
   @Min(1)
+  @Max(MAX_TIMER_MS)
   RATE_LIMIT_WINDOW_MS = 60000;
 
   @Transform(emptyToUndefined)
@@ -76,12 +81,32 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsInt()
   @Min(10)
+  @Max(MAX_TIMER_MS)
   EXECUTOR_POLL_INTERVAL_MS = 500;
 
   @Transform(toInt)
   @IsInt()
   @Min(1000)
+  @Max(MAX_TIMER_MS)
   STEP_LEASE_MS = 30000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  STEP_RECORD_MAX_FAILURES = 3;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(MAX_STORED_JSON_BYTES)
+  STEP_RESULT_MAX_BYTES = 1_048_576;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(MAX_STORED_JSON_BYTES)
+  RUN_STATE_MAX_BYTES = 4_194_304;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -116,6 +141,7 @@ export class EnvironmentVariables {
   @Transform(toInt)
   @IsInt()
   @Min(1)
+  @Max(MAX_TIMER_MS)
   WEBHOOK_TIMEOUT_MS = 10000;
 
   @Transform(toBool)
@@ -140,7 +166,18 @@ export interface AppConfig {
   adminToken?: string;
   rateLimit: { max: number; windowMs: number };
   redisUrl?: string;
-  executor: { enabled: boolean; concurrency: number; pollIntervalMs: number; leaseMs: number };
+  executor: {
+    enabled: boolean;
+    concurrency: number;
+    pollIntervalMs: number;
+    leaseMs: number;
+    /** Executions of a step whose outcome was not recorded before it fails for good. */
+    recordMaxFailures: number;
+    /** The output and state changes of one step, as JSON. */
+    resultMaxBytes: number;
+    /** A run's state, as JSON. */
+    stateMaxBytes: number;
+  };
   openai: { apiKey?: string; baseUrl: string };
   anthropic: { apiKey?: string; baseUrl: string };
   llmPricing: Record<string, ModelPrice>;
@@ -197,6 +234,9 @@ export const CONFIG_VARIABLES = [
   'EXECUTOR_CONCURRENCY',
   'EXECUTOR_POLL_INTERVAL_MS',
   'STEP_LEASE_MS',
+  'STEP_RECORD_MAX_FAILURES',
+  'STEP_RESULT_MAX_BYTES',
+  'RUN_STATE_MAX_BYTES',
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
   'ANTHROPIC_API_KEY',
@@ -242,6 +282,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       concurrency: vars.EXECUTOR_CONCURRENCY,
       pollIntervalMs: vars.EXECUTOR_POLL_INTERVAL_MS,
       leaseMs: vars.STEP_LEASE_MS,
+      recordMaxFailures: vars.STEP_RECORD_MAX_FAILURES,
+      resultMaxBytes: vars.STEP_RESULT_MAX_BYTES,
+      stateMaxBytes: vars.RUN_STATE_MAX_BYTES,
     },
     openai: {
       apiKey: vars.OPENAI_API_KEY,

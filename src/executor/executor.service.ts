@@ -9,28 +9,31 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
-import { pgPool } from '../common/database';
+import { pgPool, withTransaction } from '../common/database';
 import { CoalescedTask } from '../common/coalesced-task';
-import { jsonProblem } from '../common/json-safety';
+import { sanitizeText } from '../common/json-safety';
 import { PgListener } from '../common/pg-listener';
+import { timerDelay } from '../common/timers';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../definitions/steps/step-types';
 import * as SQL from './executor.sql';
 import { OutcomeBatcher } from './outcome-batcher';
+import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
 import { RunEngine, type BufferedWork, type ClaimedStep } from './run-engine';
 import {
   STEP_EXECUTOR_TYPE,
   type ReceivedSignal,
   type StepExecutor,
   type StepOutcome,
+  type StepTransaction,
   type WakeReason,
 } from './step-executor';
 
 const SHUTDOWN_GRACE_MS = 25_000;
-/** Nesting allowed in a step's result (output and state changes) before it is refused. */
-const MAX_RESULT_DEPTH = 256;
+/** Steps whose failure one sweep records (CLAIM_UNRECORDED_STEPS); the next tick takes any rest. */
+const UNRECORDED_BATCH = 20;
 const POLL_INTERVAL_NAME = 'executor-poll';
 /** Timers further away than this are left to the poll alone. */
 const TIMER_HINT_MAX_MS = 5 * 60_000;
@@ -49,6 +52,33 @@ interface ClaimRow {
   definition_id: string;
   state: Record<string, unknown>;
   steps_executed: number;
+}
+
+interface UnrecordedRow extends ClaimRow {
+  record_failures: number;
+  record_error: string | null;
+}
+
+function claimedStep(r: ClaimRow): ClaimedStep {
+  return {
+    id: r.id,
+    runId: r.run_id,
+    workspaceId: r.workspace_id,
+    stepIndex: r.step_index,
+    stepName: r.step_name,
+    stepType: r.step_type,
+    attempt: r.attempt,
+    wake: r.wake_reason,
+    signal: r.signal,
+    startedAt: r.started_at,
+    run: {
+      id: r.run_id,
+      workspaceId: r.workspace_id,
+      definitionId: r.definition_id,
+      state: r.state,
+      stepsExecuted: r.steps_executed,
+    },
+  };
 }
 
 /**
@@ -70,6 +100,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private heartbeat?: NodeJS.Timeout;
   private running = false;
   private readonly filler = new CoalescedTask(() => this.fill());
+  private readonly sweeper = new CoalescedTask(() => this.failUnrecorded());
   private idle?: () => void;
 
   constructor(
@@ -140,7 +171,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (wasRunning) {
       const released = await this.pool
-        .query(SQL.RELEASE_WORKER_STEPS, [this.workerId])
+        .query(SQL.RELEASE_WORKER_STEPS, [this.workerId, this.config.executor.recordMaxFailures])
         .catch(() => null);
       if (released?.rowCount) this.logger.log(`released ${released.rowCount} unfinished step(s)`);
     }
@@ -154,9 +185,11 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   private tick(): void {
     if (!this.running) return;
-    this.pool.query(SQL.REAP_EXPIRED_LEASES).then(
+    this.pool.query(SQL.REAP_EXPIRED_LEASES, [this.config.executor.recordMaxFailures]).then(
       (res) => {
         if (res.rowCount) this.logger.warn(`re-queued ${res.rowCount} step(s) whose lease expired`);
+        // Also finds steps another process handed back for the last time and could not fail itself.
+        this.sweeper.trigger();
         this.wake();
       },
       (err: unknown) => this.logger.error({ err }, 'lease reaper failed'),
@@ -185,25 +218,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       text: SQL.CLAIM_STEPS,
       values: [this.workerId, limit, this.config.executor.leaseMs],
     });
-    return rows.map((r) => ({
-      id: r.id,
-      runId: r.run_id,
-      workspaceId: r.workspace_id,
-      stepIndex: r.step_index,
-      stepName: r.step_name,
-      stepType: r.step_type,
-      attempt: r.attempt,
-      wake: r.wake_reason,
-      signal: r.signal,
-      startedAt: r.started_at,
-      run: {
-        id: r.run_id,
-        workspaceId: r.workspace_id,
-        definitionId: r.definition_id,
-        state: r.state,
-        stepsExecuted: r.steps_executed,
-      },
-    }));
+    return rows.map(claimedStep);
   }
 
   private launch(first: ClaimedStep): void {
@@ -222,14 +237,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
             this.inFlight.set(current.id, { runId: current.runId, abort: currentAbort });
           }
         }
-      } catch (err) {
-        // Hand the step back at once; if even that fails, its lease expires and it is claimed again.
-        this.logger.error({ err, stepRunId: current?.id }, 'recording a step outcome failed');
-        if (current) {
-          await this.pool
-            .query(SQL.RELEASE_STEP, [current.id, this.workerId])
-            .catch(() => undefined);
-        }
       } finally {
         if (current) this.inFlight.delete(current.id);
         if (this.inFlight.size === 0 && this.idle) this.idle();
@@ -238,12 +245,28 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     })();
   }
 
-  /** Executes one step and records its outcome; returns the run's next step to continue with, if any. */
+  /**
+   * Executes one step and records its outcome; returns the run's next step to continue with, if any.
+   * When the outcome cannot be recorded, the step is handed back (and counted, see handBack).
+   */
   private async runStep(claimed: ClaimedStep, abort: AbortController): Promise<ClaimedStep | null> {
+    const buffered: BufferedWork = { events: [], writes: [] };
+    try {
+      return await this.executeAndRecord(claimed, abort, buffered);
+    } catch (err) {
+      await this.handBack(claimed, err, buffered);
+      return null;
+    }
+  }
+
+  private async executeAndRecord(
+    claimed: ClaimedStep,
+    abort: AbortController,
+    buffered: BufferedWork,
+  ): Promise<ClaimedStep | null> {
     const steps = await this.definitionSteps(claimed.run.definitionId);
     const step = steps[claimed.stepIndex];
     const executor = this.executors.get(step.type);
-    const buffered: BufferedWork = { events: [], writes: [] };
     let outcome: StepOutcome;
     if (!executor) {
       outcome = {
@@ -255,7 +278,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       const signals = [abort.signal];
       // external_event uses timeoutMs as its signal deadline, llm as a per-call limit (design §5).
       if (step.timeoutMs !== undefined && step.type !== 'external_event' && step.type !== 'llm') {
-        signals.push(AbortSignal.timeout(step.timeoutMs));
+        // Clamped for definitions stored before timeoutMs was bounded at creation.
+        signals.push(AbortSignal.timeout(timerDelay(step.timeoutMs)));
       }
       const abortSignal = signals.length === 1 ? signals[0] : AbortSignal.any(signals);
       try {
@@ -286,21 +310,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         };
       }
     }
-    if (outcome.kind === 'complete') {
-      // Results come from outside (an HTTP answer, an LLM): one PostgreSQL cannot store would fail
-      // the recording again at every claim, so the step fails instead.
-      const problem = jsonProblem(
-        { output: outcome.output, state: outcome.statePatch ?? {} },
-        MAX_RESULT_DEPTH,
-      );
-      if (problem) {
-        outcome = {
-          kind: 'fail',
-          error: `the step's result cannot be stored: ${problem.field}: ${problem.message}`,
-          retryable: false,
-        };
-      }
-    }
+    outcome = guardOutcome(claimed, step, outcome, buffered, {
+      resultMaxBytes: this.config.executor.resultMaxBytes,
+      stateMaxBytes: this.config.executor.stateMaxBytes,
+    });
     if (abort.signal.aborted && !this.running) {
       // Shutting down: the step is handed back rather than recorded as failed.
       return null;
@@ -318,6 +331,115 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     );
     if (wakeAt) this.wakeAt(wakeAt);
     return next;
+  }
+
+  /**
+   * A step whose outcome could not be recorded goes back to the queue after a short pause, its failure
+   * counted on its row with the cause. Calls the step made are billed whatever happens next, so the
+   * writes it registered (cost records) are kept, in the transaction that hands it back. At the
+   * STEP_RECORD_MAX_FAILURES-th failure the step is not executed again: its failure is recorded at
+   * once (failUnrecorded). If even the hand-back fails, the lease expires and the reaper counts it.
+   */
+  private async handBack(
+    claimed: ClaimedStep,
+    err: unknown,
+    buffered: BufferedWork,
+  ): Promise<void> {
+    this.logger.error({ err, stepRunId: claimed.id }, 'recording a step outcome failed');
+    const cause = sanitizeText(err instanceof Error ? err.message : String(err), MAX_ERROR_CHARS);
+    const release = (client: Pool | PoolClient) =>
+      client.query<{ record_failures: number }>(SQL.RELEASE_STEP, [
+        claimed.id,
+        this.workerId,
+        cause,
+        this.config.executor.recordMaxFailures,
+      ]);
+    let failures: number | undefined;
+    if (buffered.writes.length > 0) {
+      failures = await withTransaction(this.pool, async (client) => {
+        const released = (await release(client)).rows[0];
+        if (!released) return undefined;
+        const tx: StepTransaction = {
+          client,
+          workspaceId: claimed.workspaceId,
+          runId: claimed.runId,
+          stepRunId: claimed.id,
+          // Events belong to the outcome, which is not recorded; the writes are records of work done.
+          event: () => undefined,
+        };
+        for (const write of buffered.writes) await write(tx);
+        return released.record_failures;
+      }).catch((writeErr: unknown) => {
+        this.logger.error({ err: writeErr, stepRunId: claimed.id }, 'keeping billed calls failed');
+        return undefined;
+      });
+    }
+    failures ??= await release(this.pool).then(
+      (res) => res.rows[0]?.record_failures,
+      () => undefined,
+    );
+    if (failures !== undefined && failures >= this.config.executor.recordMaxFailures) {
+      this.sweeper.trigger();
+    }
+  }
+
+  /**
+   * Records the failure of steps whose outcome could not be recorded STEP_RECORD_MAX_FAILURES times
+   * in a row, without executing them again: the step and its run FAILED with
+   * `the step's outcome could not be recorded after N tries: <last cause>`, STEP_FAILED,
+   * WORKFLOW_FAILED and workflow.failed, as for any failure. The run engine's failure path writes
+   * only texts already made storable, so it succeeds where the outcome did not; if it fails anyway
+   * (the database itself is failing), the step is handed back for the next sweep, still unexecuted.
+   */
+  private async failUnrecorded(): Promise<void> {
+    if (!this.running) return;
+    const rows = await this.pool
+      .query<UnrecordedRow>(SQL.CLAIM_UNRECORDED_STEPS, [
+        this.workerId,
+        UNRECORDED_BATCH,
+        this.config.executor.leaseMs,
+      ])
+      .then(
+        (res) => res.rows,
+        (err: unknown) => {
+          this.logger.error({ err }, 'claiming unrecordable steps failed');
+          return [];
+        },
+      );
+    for (const row of rows) {
+      const claimed = claimedStep(row);
+      const error = sanitizeText(
+        `the step's outcome could not be recorded after ${row.record_failures} tries: ` +
+          (row.record_error ?? 'unknown cause'),
+        MAX_ERROR_CHARS,
+      );
+      try {
+        const steps = await this.definitionSteps(claimed.run.definitionId);
+        await this.engine.record(
+          this.pool,
+          this.workerId,
+          this.config.executor.leaseMs,
+          this.batcher,
+          claimed,
+          steps,
+          { kind: 'fail', error, retryable: false },
+          { events: [], writes: [] },
+          false,
+        );
+        this.logger.warn({ stepRunId: claimed.id, runId: claimed.runId }, error);
+      } catch (err) {
+        this.logger.error({ err, stepRunId: claimed.id }, 'recording an unrecordable step failed');
+        await this.pool
+          .query(SQL.RELEASE_STEP, [
+            claimed.id,
+            this.workerId,
+            row.record_error,
+            this.config.executor.recordMaxFailures,
+          ])
+          .catch(() => undefined);
+      }
+    }
+    if (rows.length === UNRECORDED_BATCH) this.sweeper.trigger();
   }
 
   /**

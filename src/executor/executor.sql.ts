@@ -93,18 +93,25 @@ export const COMPLETE_STEP = `
       locked_by = NULL, lock_expires_at = NULL, wake_reason = NULL
   WHERE id = $1`;
 
-/** Parks a step: WAITING on a timer ($2 set) or until a signal or decision arrives ($2 null). */
+/**
+ * Parks a step: WAITING on a timer ($2 set) or until a signal or decision arrives ($2 null). An
+ * outcome was recorded, so the count of executions that ended unrecorded starts again.
+ */
 export const PARK_STEP = `
   UPDATE step_runs
   SET status = 'WAITING', due_at = $2, wake_reason = NULL, signal = NULL,
-      locked_by = NULL, lock_expires_at = NULL
+      locked_by = NULL, lock_expires_at = NULL, record_failures = 0, record_error = NULL
   WHERE id = $1`;
 
-/** Schedules the next attempt of the same step run after the back-off delay ($3 ms). */
+/**
+ * Schedules the next attempt of the same step run after the back-off delay ($3 ms). The failed
+ * attempt was recorded, so the count of executions that ended unrecorded starts again.
+ */
 export const RETRY_STEP = `
   UPDATE step_runs
   SET status = 'PENDING', attempt = $2, due_at = now() + make_interval(secs => $3::float8 / 1000),
-      error = $4, wake_reason = NULL, signal = NULL, locked_by = NULL, lock_expires_at = NULL
+      error = $4, wake_reason = NULL, signal = NULL, locked_by = NULL, lock_expires_at = NULL,
+      record_failures = 0, record_error = NULL
   WHERE id = $1`;
 
 export const FAIL_STEP = `
@@ -267,29 +274,77 @@ export const EXTEND_LEASES = `
   WHERE id = ANY ($2::uuid[]) AND locked_by = $1 AND status = 'RUNNING'`;
 
 /**
+ * The `due_at` of a step handed back without its outcome recorded, `record_failures` being the count
+ * before this one: due after $delay, or, once the count reaches the limit $max, NULL. A PENDING row
+ * without a due time is never claimed to execute (CLAIM_STEPS needs a due time): only
+ * CLAIM_UNRECORDED_STEPS takes it, to record its failure. So a step whose outcome cannot be recorded
+ * (or whose every execution kills its process) is executed at most $max times in a row, instead of
+ * forever; the count lives on the row, so it holds across processes and restarts.
+ */
+const DUE_UNLESS_UNRECORDABLE = (max: string, delay: string) =>
+  `CASE WHEN record_failures + 1 >= ${max} THEN NULL ELSE now() + ${delay} END`;
+
+/**
  * Returns steps whose worker died (lease expired) to the queue; any executor then claims them again.
- * Uses the partial index over RUNNING rows only.
+ * Such an execution ended without its outcome recorded, and counts as one (with $1 the limit), so
+ * that a step which kills or stalls every process that runs it stops being re-claimed. Uses the
+ * partial index over RUNNING rows only.
  */
 export const REAP_EXPIRED_LEASES = `
   UPDATE step_runs
-  SET status = 'PENDING', due_at = now(), locked_by = NULL, lock_expires_at = NULL
+  SET status = 'PENDING', due_at = ${DUE_UNLESS_UNRECORDABLE('$1', "interval '0'")},
+      locked_by = NULL, lock_expires_at = NULL, record_failures = record_failures + 1,
+      record_error = 'the process executing the step stopped before recording its outcome (its lease expired)'
   WHERE status = 'RUNNING' AND lock_expires_at < now()
-  RETURNING id`;
+  RETURNING id, due_at IS NULL AS unrecordable`;
 
 /**
- * Hands back a step whose outcome could not be recorded (a lost connection, say) after a short pause,
- * rather than leaving it to its lease.
+ * Hands back a step whose outcome could not be recorded (a lost connection, a value the database
+ * refused) after a short pause, rather than leaving it to its lease, counting the failure and keeping
+ * its cause ($3) for the error recorded once the count reaches $4. Returns the new count.
  */
 export const RELEASE_STEP = `
   UPDATE step_runs
-  SET status = 'PENDING', due_at = now() + interval '1 second', locked_by = NULL, lock_expires_at = NULL
-  WHERE id = $1 AND locked_by = $2 AND status = 'RUNNING'`;
+  SET status = 'PENDING', due_at = ${DUE_UNLESS_UNRECORDABLE('$4', "interval '1 second'")},
+      locked_by = NULL, lock_expires_at = NULL, record_failures = record_failures + 1,
+      record_error = $3
+  WHERE id = $1 AND locked_by = $2 AND status = 'RUNNING'
+  RETURNING record_failures`;
 
-/** On shutdown: hands this worker's unfinished steps back at once instead of waiting for the lease. */
+/**
+ * On shutdown: hands this worker's unfinished steps back at once instead of waiting for the lease. A
+ * step it held only to record its failure ($2 is the limit) stays out of CLAIM_STEPS' reach.
+ */
 export const RELEASE_WORKER_STEPS = `
   UPDATE step_runs
-  SET status = 'PENDING', due_at = now(), locked_by = NULL, lock_expires_at = NULL
+  SET status = 'PENDING', due_at = CASE WHEN record_failures >= $2 THEN NULL ELSE now() END,
+      locked_by = NULL, lock_expires_at = NULL
   WHERE locked_by = $1 AND status = 'RUNNING'
   RETURNING id`;
+
+/**
+ * Takes up to $2 steps whose outcome could not be recorded too many times (PENDING without a due
+ * time, see DUE_UNLESS_UNRECORDABLE) under worker $1's lease of $3 ms, with what recording their
+ * failure needs: the same columns as CLAIM_STEPS, plus the count and the last cause. No STEP_STARTED:
+ * the step is not executed again. Locks the run with the step, like CLAIM_STEPS, and reads the tiny
+ * partial index `step_runs_unrecorded_idx`.
+ */
+export const CLAIM_UNRECORDED_STEPS = `
+  WITH doomed AS (
+    SELECT s.id, r.definition_id, r.state, r.steps_executed
+    FROM step_runs s JOIN workflow_runs r ON r.id = s.run_id
+    WHERE s.status = 'PENDING' AND s.due_at IS NULL
+    LIMIT $2
+    FOR UPDATE OF s, r SKIP LOCKED
+  )
+  UPDATE step_runs s
+  SET status = 'RUNNING', locked_by = $1,
+      lock_expires_at = now() + make_interval(secs => $3::float8 / 1000),
+      started_at = COALESCE(s.started_at, now())
+  FROM doomed d
+  WHERE s.id = d.id
+  RETURNING s.id, s.run_id, s.workspace_id, s.step_index, s.step_name, s.step_type, s.attempt,
+            s.wake_reason, s.signal, s.started_at, d.definition_id, d.state, d.steps_executed,
+            s.record_failures, s.record_error`;
 
 export const NOTIFY_STEP_READY = `SELECT pg_notify('${STEP_READY_CHANNEL}', '')`;

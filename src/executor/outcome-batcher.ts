@@ -106,7 +106,8 @@ interface Pending<I, R> {
  * statement of each kind instead of one each: one round trip and one commit for many runs. Every step
  * still has its own durable checkpoint before its run goes on: a worker awaits the statement that
  * records its step. A batch never holds two outcomes of one run; a second one waits for the next
- * batch. If a statement fails, every outcome in it fails (and their workers hand the steps back).
+ * batch. If a statement fails, its outcomes are written again one by one, and only those that fail
+ * alone are failed (their workers hand the steps back).
  */
 export class OutcomeBatcher {
   private advances: Array<Pending<AdvanceItem, AdvanceResult>> = [];
@@ -149,36 +150,41 @@ export class OutcomeBatcher {
     this.completes = completes.rest;
     if (this.advances.length > 0 || this.completes.length > 0) this.schedule();
     if (advances.batch.length > 0) {
-      const batch = advances.batch;
-      advanceRuns(
-        this.pool,
-        this.workerId,
-        this.leaseMs,
-        batch.map((p) => p.item),
-      ).then(
-        (started) => {
-          for (const p of batch) {
-            p.resolve(
-              started.has(p.item.runId)
-                ? { owned: true, startedAt: started.get(p.item.runId) ?? null }
-                : { owned: false },
-            );
-          }
-        },
-        (err: unknown) => batch.forEach((p) => p.reject(err)),
+      this.write(
+        advances.batch,
+        (items) => advanceRuns(this.pool, this.workerId, this.leaseMs, items),
+        (started, item): AdvanceResult =>
+          started.has(item.runId)
+            ? { owned: true, startedAt: started.get(item.runId) ?? null }
+            : { owned: false },
       );
     }
     if (completes.batch.length > 0) {
-      const batch = completes.batch;
-      completeRuns(
-        this.pool,
-        this.workerId,
-        batch.map((p) => p.item),
-      ).then(
-        (done) => batch.forEach((p) => p.resolve(done.has(p.item.runId))),
-        (err: unknown) => batch.forEach((p) => p.reject(err)),
+      this.write(
+        completes.batch,
+        (items) => completeRuns(this.pool, this.workerId, items),
+        (done, item) => done.has(item.runId),
       );
     }
+  }
+
+  /**
+   * Writes a batch with one statement. When it fails, each outcome is written again alone, so that one
+   * outcome the database refuses fails only its own step, not the others that shared its statement
+   * (each failure counts against its step, see RELEASE_STEP).
+   */
+  private write<I extends { runId: string }, W, R>(
+    batch: Array<Pending<I, R>>,
+    statement: (items: I[]) => Promise<W>,
+    result: (written: W, item: I) => R,
+  ): void {
+    statement(batch.map((p) => p.item)).then(
+      (written) => batch.forEach((p) => p.resolve(result(written, p.item))),
+      (err: unknown) => {
+        if (batch.length === 1) return batch[0].reject(err);
+        for (const p of batch) this.write([p], statement, result);
+      },
+    );
   }
 }
 

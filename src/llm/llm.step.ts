@@ -11,6 +11,7 @@ import {
   type ToolSet,
 } from 'ai';
 import { renderString, TemplateError } from '../common/templates';
+import { timerDelay } from '../common/timers';
 import { CostsRepository } from '../costs/costs.repository';
 import type { LlmStep } from '../definitions/steps/step-types';
 import {
@@ -152,7 +153,7 @@ export class LlmStepExecutor implements StepExecutor {
     const timer = new AbortController();
     const timeout = setTimeout(
       () => timer.abort(new CallTimeoutError(`timed out after ${timeoutMs} ms`)),
-      timeoutMs,
+      timerDelay(timeoutMs),
     );
     timeout.unref();
     const signal = AbortSignal.any([ctx.abortSignal, timer.signal]);

@@ -16,6 +16,15 @@ import {
   Min,
   ValidateNested,
 } from 'class-validator';
+import { MAX_TIMER_MS } from '../../common/timers';
+
+/** A year: the longest due time kept in PostgreSQL (a wait, an external event's timeout). */
+const MAX_DUE_IN_MS = 31_536_000_000;
+
+/** Durations that become a timer in the process cannot exceed what a timer can wait. */
+const TIMER_LIMIT = {
+  message: `$property must not be greater than ${MAX_TIMER_MS} (the longest delay a timer can wait, about 24.8 days)`,
+};
 
 /**
  * One class per step type (design §4, §5), validated with unknown fields rejected. Cross-step rules
@@ -43,7 +52,8 @@ abstract class BaseStepDto {
 
   @IsOptional() @IsObject() @ValidateNested() @Type(() => RetryPolicyDto) retry?: RetryPolicyDto;
 
-  @IsOptional() @IsInt() @Min(1) @Max(31_536_000_000) timeoutMs?: number;
+  /** A timer in the process (the step's timeout, or each llm call's), except for external_event. */
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_TIMER_MS, TIMER_LIMIT) timeoutMs?: number;
 }
 
 export class TaskStepDto extends BaseStepDto {
@@ -52,7 +62,7 @@ export class TaskStepDto extends BaseStepDto {
 }
 
 export class WaitStepDto extends BaseStepDto {
-  @IsOptional() @IsInt() @Min(0) @Max(31_536_000_000) durationMs?: number;
+  @IsOptional() @IsInt() @Min(0) @Max(MAX_DUE_IN_MS) durationMs?: number;
   @IsOptional() @IsString() @Length(1, 200) until?: string;
 }
 
@@ -64,6 +74,12 @@ export class ConditionStepDto extends BaseStepDto {
 
 export class ExternalEventStepDto extends BaseStepDto {
   @IsOptional() @IsString() @Length(1, 100) signalType?: string;
+  /**
+   * A due time in PostgreSQL, not a timer: it may be as long as a wait. These rules replace the base
+   * class's (class-validator keeps a subclass's rules of a kind over the inherited ones); the
+   * initializer only lets the field be redeclared, as every field starts undefined anyway.
+   */
+  @IsOptional() @IsInt() @Min(1) @Max(MAX_DUE_IN_MS) override timeoutMs?: number = undefined;
 }
 
 export class LlmMessageDto {

@@ -2,6 +2,7 @@ import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
 import type { FieldError } from '../../common/errors';
 import { expressionSyntaxError } from '../../common/jsonata';
+import { MAX_TIMER_MS } from '../../common/timers';
 import { flattenValidationErrors } from '../../common/validation';
 import { STEP_DTO_BY_TYPE } from './step-dtos';
 import { STEP_TYPES, type StepDefinition } from './step-types';
@@ -47,6 +48,16 @@ function typeSpecificErrors(step: Record<string, unknown>, prefix: string): Fiel
       break;
     }
     case 'task': {
+      // The http handler's own timer; a templated value is clamped when the step runs.
+      if (step.handler === 'http' && isPlainObject(step.config)) {
+        const timeoutMs = step.config.timeoutMs;
+        if (typeof timeoutMs === 'number' && timeoutMs > MAX_TIMER_MS) {
+          add(
+            'config.timeoutMs',
+            `must not be greater than ${MAX_TIMER_MS} (the longest delay a timer can wait, about 24.8 days)`,
+          );
+        }
+      }
       if (step.handler === 'transform') {
         const config = isPlainObject(step.config) ? step.config : {};
         if (typeof config.expression !== 'string') {

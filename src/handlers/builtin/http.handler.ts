@@ -1,6 +1,7 @@
 import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { OutboundRequestError, safeRequest } from '../../common/safe-http';
+import { timerDelay } from '../../common/timers';
 import { NonRetryableError } from '../../executor/step-executor';
 import { TaskHandler, type TaskHandlerContext, type TaskHandlerImpl } from '../task-handler';
 
@@ -45,7 +46,11 @@ export class HttpHandler implements TaskHandlerImpl {
         method: method.toUpperCase(),
         headers: sendHeaders,
         body: payload,
-        timeoutMs: typeof timeoutMs === 'number' && timeoutMs > 0 ? timeoutMs : DEFAULT_TIMEOUT_MS,
+        // A templated value is known only now: clamped to what a timer can wait, not refused.
+        timeoutMs:
+          typeof timeoutMs === 'number' && timeoutMs > 0
+            ? timerDelay(timeoutMs)
+            : DEFAULT_TIMEOUT_MS,
         maxResponseBytes: MAX_RESPONSE_BYTES,
         onOversize: 'error',
         allowPrivateNetworks: this.config.webhooks.allowPrivateNetworks,

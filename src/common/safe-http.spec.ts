@@ -1,4 +1,4 @@
-import { destinationNotAllowed, isPrivateAddress } from './safe-http';
+import { destinationNotAllowed, isPrivateAddress, networkErrorMessage } from './safe-http';
 
 describe('isPrivateAddress', () => {
   it.each([
@@ -76,5 +76,32 @@ describe('destinationNotAllowed', () => {
     expect(destinationNotAllowed('internal.example')).toBe(
       'refusing to connect to internal.example: destination not allowed',
     );
+  });
+});
+
+describe('networkErrorMessage', () => {
+  const err = (message: string, code?: string) => Object.assign(new Error(message), { code });
+
+  it.each([
+    [err('connect ECONNREFUSED 10.0.0.5:443', 'ECONNREFUSED'), 'connection refused (ECONNREFUSED)'],
+    [err('read ECONNRESET 10.0.0.5:443', 'ECONNRESET'), 'connection reset (ECONNRESET)'],
+    [err('connect ETIMEDOUT 192.168.1.9:443', 'ETIMEDOUT'), 'connection timed out (ETIMEDOUT)'],
+    [err('connect EHOSTUNREACH fd00::7:443', 'EHOSTUNREACH'), 'host unreachable (EHOSTUNREACH)'],
+    [err('getaddrinfo ENOTFOUND db.internal', 'ENOTFOUND'), 'host name not found (ENOTFOUND)'],
+    [
+      err('connect EADDRNOTAVAIL 10.0.0.5:443', 'EADDRNOTAVAIL'),
+      'connection failed (EADDRNOTAVAIL)',
+    ],
+    [err('something at 10.0.0.5'), 'connection failed'],
+  ])('describes %s without the address', (error, expected) => {
+    expect(networkErrorMessage(error)).toBe(expected);
+  });
+
+  it.each([
+    ['self-signed certificate', 'DEPTH_ZERO_SELF_SIGNED_CERT'],
+    ['certificate has expired', 'CERT_HAS_EXPIRED'],
+    ['unable to verify the first certificate', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE'],
+  ])('keeps the TLS message %j, which names no address', (message, code) => {
+    expect(networkErrorMessage(err(message, code))).toBe(message);
   });
 });

@@ -115,7 +115,7 @@ const NETWORK_ERRORS: Record<string, string> = {
   EPIPE: 'connection closed',
 };
 
-function networkErrorMessage(err: Error & { code?: string }): string {
+export function networkErrorMessage(err: Error & { code?: string }): string {
   const known = err.code !== undefined ? NETWORK_ERRORS[err.code] : undefined;
   if (known) return `${known} (${err.code})`;
   // TLS and HTTP parser errors say what went wrong without an address; anything else might not.

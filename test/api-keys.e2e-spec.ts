@@ -93,16 +93,25 @@ describe('API keys', () => {
     it.each([
       ['an unknown workspace', randomUUID()],
       ['a malformed workspace id', 'not-a-uuid'],
-    ])('answers 404 NOT_FOUND for %s, and writes nothing', async (_case, workspaceId) => {
-      const before = await keyCount();
-      const res = await open.http.post('/v1/api-keys').send({ name: 'k', workspaceId });
-      expect(res.status).toBe(404);
-      expect(res.body).toEqual({
-        success: false,
-        error: { code: 'NOT_FOUND', message: expect.any(String) },
-      });
-      expect(await keyCount()).toBe(before);
-    });
+      ['an id that is almost a UUID', `${randomUUID().slice(0, -1)}g`],
+      ['an id with SQL in it', "' OR 1=1 --"],
+      ['an id of 100 characters', 'w'.repeat(100)],
+    ])(
+      'answers %s exactly like a workspace that has keys: 401 "missing x-api-key header", and writes nothing',
+      async (_case, workspaceId) => {
+        const { workspace } = await createWorkspaceWithKey(open.http);
+        const before = await keyCount();
+        const known = await open.http
+          .post('/v1/api-keys')
+          .send({ name: 'k', workspaceId: workspace.id });
+        const probed = await open.http.post('/v1/api-keys').send({ name: 'k', workspaceId });
+        expect(known.status).toBe(401);
+        expect(probed.status).toBe(known.status);
+        expect(probed.body).toEqual(known.body);
+        expect(probed.body).toEqual({ success: false, error: MISSING_KEY });
+        expect(await keyCount()).toBe(before);
+      },
+    );
 
     it('validates the body of a bootstrap request: 400 naming name, and writes nothing', async () => {
       const ws = await newWorkspace();
@@ -546,5 +555,123 @@ describe('API keys', () => {
         (await open.http.get('/v1/workspaces/current').set('x-api-key', fresh.key)).status,
       ).toBe(200);
     });
+  });
+
+  describe('concurrent revocations', () => {
+    const LAST_KEY = {
+      code: 'CONFLICT',
+      message: 'cannot revoke the last active API key of the workspace; create another key first',
+    };
+
+    interface Key {
+      id: string;
+      key: string;
+    }
+
+    /** A workspace with `n` keys. */
+    async function workspaceWithKeys(n: number): Promise<{ workspaceId: string; keys: Key[] }> {
+      const first = await createWorkspaceWithKey(open.http);
+      const keys: Key[] = [{ id: first.keyId, key: first.key }];
+      for (let i = 1; i < n; i++) {
+        const res = await createKey(first.key, { name: `k${i}` });
+        keys.push({ id: res.body.data.id, key: res.body.data.key });
+      }
+      return { workspaceId: first.workspace.id, keys };
+    }
+
+    const keysById = new Map<string, Key>();
+    async function setUp(n: number) {
+      const ws = await workspaceWithKeys(n);
+      for (const k of ws.keys) keysById.set(k.id, k);
+      return ws;
+    }
+
+    /**
+     * Sends every revocation `[caller, target]` at once, then checks what must hold whatever the
+     * interleaving: the workspace keeps an active key; exactly the targets answered 200 are revoked;
+     * a 401 comes from a caller revoked before its request was authenticated; a 409 names the last
+     * active key, which is the one left at the end. Returns the ids still active.
+     */
+    async function revokeAtOnce(
+      workspaceId: string,
+      pairs: Array<[Key, Key]>,
+    ): Promise<{ active: string[]; statuses: number[] }> {
+      const answers = await Promise.all(
+        pairs.map(([caller, target]) =>
+          open.http.delete(`/v1/api-keys/${target.id}`).set('x-api-key', caller.key),
+        ),
+      );
+      const rows = await open.sql<{ id: string; revoked: boolean }>(
+        'SELECT id, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE workspace_id = $1',
+        [workspaceId],
+      );
+      const active = rows.filter((r) => !r.revoked).map((r) => r.id);
+      const revoked = rows.filter((r) => r.revoked).map((r) => r.id);
+      expect(active.length).toBeGreaterThanOrEqual(1);
+      const succeeded = pairs.filter((_, i) => answers[i].status === 200).map(([, t]) => t.id);
+      expect([...revoked].sort()).toEqual([...succeeded].sort());
+      answers.forEach((answer, i) => {
+        const [caller, target] = pairs[i];
+        if (answer.status === 200) return;
+        if (answer.status === 401) {
+          expect(answer.body.error).toEqual(INVALID_KEY);
+          expect(revoked).toContain(caller.id);
+          return;
+        }
+        expect(answer.status).toBe(409);
+        expect(answer.body.error).toEqual(LAST_KEY);
+        expect(active).toEqual([target.id]);
+      });
+      const survivor = keysById.get(active[0])!;
+      expect(
+        (await open.http.get('/v1/workspaces/current').set('x-api-key', survivor.key)).status,
+      ).toBe(200);
+      return { active, statuses: answers.map((a) => a.status) };
+    }
+
+    it('two keys revoking each other at once: exactly one succeeds and the other key stays active, in every round', async () => {
+      for (let round = 0; round < 6; round++) {
+        const { workspaceId, keys } = await setUp(2);
+        const [a, b] = keys;
+        const { active, statuses } = await revokeAtOnce(workspaceId, [
+          [a, b],
+          [b, a],
+        ]);
+        expect(active).toHaveLength(1);
+        expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+      }
+    });
+
+    it.each([3, 5, 8])(
+      'a ring of %i keys, each revoking the next at once, never leaves the workspace without an active key',
+      async (n) => {
+        for (let round = 0; round < 3; round++) {
+          const { workspaceId, keys } = await setUp(n);
+          await revokeAtOnce(
+            workspaceId,
+            keys.map((caller, i) => [caller, keys[(i + 1) % n]]),
+          );
+        }
+      },
+    );
+
+    it.each([3, 6])(
+      'revoking all keys but one of %i at once, each from a different key, revokes exactly the ones answered 200 and keeps the spared one',
+      async (n) => {
+        for (let round = 0; round < 3; round++) {
+          const { workspaceId, keys } = await setUp(n);
+          const [spared, ...targets] = keys;
+          // Each target is revoked by the target before it; the first by the spared key.
+          const { active, statuses } = await revokeAtOnce(
+            workspaceId,
+            targets.map((target, i) => [i === 0 ? spared : targets[i - 1], target]),
+          );
+          expect(active).toContain(spared.id);
+          expect(statuses).not.toContain(409);
+          // The spared key's own request always goes through.
+          expect(statuses[0]).toBe(200);
+        }
+      },
+    );
   });
 });

@@ -1,11 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey } from './support/factories';
+import { PROVIDER_ERROR_MAX_CHARS } from '../src/llm/provider-errors';
 import {
   fakeLlmEnv,
   startFakeAnthropic,
   startFakeOpenAi,
   type FakeLlmServer,
+  type ScriptedAnswer,
 } from './support/fake-llm';
 import {
   createDefinition,
@@ -445,5 +447,95 @@ describe('llm steps', () => {
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
       expect(res.body.error.details.errors.map((e: { field: string }) => e.field)).toContain(field);
     }
+  });
+  describe('provider error texts shown to tenants', () => {
+    const PROMPT_MARKER = 'prompt-marker-7f3a';
+    const JUNK = `${'<td>stack frame dump</td> '.repeat(400)}`;
+    /**
+     * Things no tenant-visible text may carry: keys, the provider's address, the request. Junk in the
+     * provider's own message is capped (checked by length); junk elsewhere in an answer never shows
+     * (the exact texts of the raw-body cases).
+     */
+    const forbidden = () => [
+      'sk-test-openai',
+      'sk-ant-test',
+      'sk-proj-9aBcDeFgHiJkLmNoP',
+      'sk-ant-api03-QwErTyUiOp',
+      'Bearer',
+      '127.0.0.1',
+      new URL(openai.origin).port,
+      PROMPT_MARKER,
+    ];
+
+    it.each<[string, ScriptedAnswer, ScriptedAnswer, RegExp, RegExp]>([
+      [
+        'error messages that echo API keys and a link, then junk',
+        {
+          status: 401,
+          error:
+            'Incorrect API key provided: sk-test-openai (also tried sk-proj-9aBcDeFgHiJkLmNoP). ' +
+            `You can find your API key at https://platform.openai.com/account/api-keys. ${JUNK}`,
+        },
+        { status: 400, error: `invalid x-api-key sk-ant-test and sk-ant-api03-QwErTyUiOp ${JUNK}` },
+        /^HTTP 401: Incorrect API key provided: \[redacted\] \(also tried \[redacted\]\)\. You can find your API key at \[url\]\./,
+        /^HTTP 400: invalid x-api-key \[redacted\] and \[redacted\]/,
+      ],
+      [
+        'a proxy page and an answer that is not the provider JSON',
+        {
+          status: 502,
+          rawBody: `<html><body>Bad gateway for Bearer sk-proj-9aBcDeFgHiJkLmNoP ${JUNK}</body></html>`,
+        },
+        { status: 200, rawBody: `{"unexpected": "sk-ant-api03-QwErTyUiOp", "dump": "${JUNK}"}` },
+        /^HTTP 502: Bad Gateway$/,
+        /^the provider answered with a response that could not be read$/,
+      ],
+      [
+        'a truncated answer and a provider message of nothing but junk',
+        {
+          status: 200,
+          rawBody: `{"id": "chatcmpl-1", "choices": [{"message": "sk-test-openai ${JUNK}`,
+        },
+        { status: 529, error: JUNK },
+        /^the provider answered with a response that could not be read$/,
+        /^HTTP 529: .*…$/,
+      ],
+    ])(
+      'keeps only the provider message for %s: step error, LLM_CALL_FAILED and LLM_FALLBACK_TRIGGERED',
+      async (_case, primary, fallback, primaryText, fallbackText) => {
+        const a = uniqueModel('leaky-a');
+        const b = uniqueModel('leaky-b');
+        openai.script(a, primary);
+        anthropic.script(b, fallback);
+        const { run, events } = await runToEnd([
+          {
+            type: 'llm',
+            name: 'answer',
+            model: `openai:${a}`,
+            fallbackModels: [`anthropic:${b}`],
+            retry: { maxAttempts: 1 },
+            messages: [{ role: 'user', content: `Say hi (${PROMPT_MARKER})` }],
+          },
+        ]);
+        expect(run.status).toBe('FAILED');
+        const failed = ofType(events, 'LLM_CALL_FAILED').map((e) => e.payload.error as string);
+        const [fallbackEvent] = ofType(events, 'LLM_FALLBACK_TRIGGERED');
+        expect(failed).toHaveLength(2);
+        expect(failed[0]).toMatch(primaryText);
+        expect(failed[1]).toMatch(fallbackText);
+        expect(fallbackEvent.payload).toEqual({
+          model: `anthropic:${b}`,
+          fromModel: `openai:${a}`,
+          reason: failed[0],
+        });
+        expect(run.error).toBe(
+          `all 2 models failed: openai:${a}: ${failed[0]}; anthropic:${b}: ${failed[1]}`,
+        );
+        for (const text of failed)
+          expect(text.length).toBeLessThanOrEqual(PROVIDER_ERROR_MAX_CHARS);
+        const shown = JSON.stringify({ run, events });
+        for (const secret of forbidden()) expect(shown).not.toContain(secret);
+      },
+    );
   });
 });

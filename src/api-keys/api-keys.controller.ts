@@ -24,7 +24,9 @@ export class ApiKeysController {
     summary: 'Create an API key',
     description:
       'With x-api-key: a key in the caller workspace. Bootstrap: x-admin-token plus workspaceId ' +
-      '(ADMIN_TOKEN set), or workspaceId alone while the workspace has no active key (no ADMIN_TOKEN).',
+      '(ADMIN_TOKEN set), or workspaceId alone while the workspace has no active key (no ADMIN_TOKEN). ' +
+      'Without credentials an unknown workspace answers like one that has keys (401), so that ' +
+      'workspace ids cannot be probed.',
   })
   @ApiHeader({ name: 'x-admin-token', required: false })
   @ApiEnvelope(CreatedApiKeyDto, 201)
@@ -45,7 +47,12 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
-  @ApiOperation({ summary: 'Revoke a key at once; the calling key cannot revoke itself (409)' })
+  @ApiOperation({
+    summary: 'Revoke a key at once',
+    description:
+      '409 CONFLICT when the calling key tries to revoke itself, or when the key is the last active ' +
+      'key of the workspace (a workspace keeps at least one active key).',
+  })
   @ApiEnvelope(RevokedDto)
   @ApiErrors(401, 404, 409)
   revoke(

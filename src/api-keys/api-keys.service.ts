@@ -9,6 +9,9 @@ import { ApiKeyEntity } from './api-key.entity';
 import { generateApiKey, hashApiKey } from './api-key-auth.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
+export const LAST_ACTIVE_KEY =
+  'cannot revoke the last active API key of the workspace; create another key first';
+
 @Injectable()
 export class ApiKeysService {
   constructor(
@@ -33,15 +36,19 @@ export class ApiKeysService {
           );
         }
         return this.db.transaction(async (tx) => {
-          await this.lockWorkspace(tx, dto.workspaceId!);
+          if (!(await this.lockWorkspace(tx, dto.workspaceId!))) {
+            throw new NotFoundError('workspace');
+          }
           return this.insert(tx, dto.workspaceId!, dto.name);
         });
       case 'bootstrap': {
         const workspaceId = dto.workspaceId;
         if (workspaceId === undefined) throw new AuthError(MISSING_KEY);
         return this.db.transaction(async (tx) => {
+          // Without credentials, an unknown (or malformed) workspace answers exactly like one that
+          // has keys: a 404 here would let anyone probe which workspace ids exist.
           // The row lock serialises concurrent bootstrap attempts: only one can see "no active key".
-          await this.lockWorkspace(tx, workspaceId);
+          if (!(await this.lockWorkspace(tx, workspaceId))) throw new AuthError(MISSING_KEY);
           const active = await tx.query(
             'SELECT 1 FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL LIMIT 1',
             [workspaceId],
@@ -61,29 +68,45 @@ export class ApiKeysService {
     return keys.map((k) => ApiKeyDto.from(k));
   }
 
+  /**
+   * Revokes a key, never the last active one of its workspace: without ADMIN_TOKEN a workspace with no
+   * active key accepts a first key from anyone (design §2). The workspace row lock serialises
+   * revocations with each other and with bootstrap creations, so that concurrent revocations by
+   * different keys cannot each see "another key is left" and leave none.
+   */
   async revoke(workspaceId: string, callerKeyId: string, id: string): Promise<{ revoked: true }> {
     if (!isUuid(id)) throw new NotFoundError('API key');
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM api_keys WHERE id = $1 AND workspace_id = $2',
-      [id, workspaceId],
-    );
-    if (rows.length === 0) throw new NotFoundError('API key');
-    if (id === callerKeyId) {
-      throw new ConflictError('cannot revoke the API key used for this request');
-    }
-    // Revoking twice keeps the first revocation time and answers the same.
-    await this.db.query(
-      'UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 AND workspace_id = $2',
-      [id, workspaceId],
-    );
-    return { revoked: true };
+    return this.db.transaction(async (tx) => {
+      await this.lockWorkspace(tx, workspaceId);
+      const rows: Array<{ revoked: boolean; others_active: number }> = await tx.query(
+        `SELECT k.revoked_at IS NOT NULL AS revoked,
+                (SELECT count(*)::int FROM api_keys o
+                 WHERE o.workspace_id = k.workspace_id AND o.revoked_at IS NULL AND o.id <> k.id)
+                  AS others_active
+         FROM api_keys k WHERE k.id = $1 AND k.workspace_id = $2`,
+        [id, workspaceId],
+      );
+      if (rows.length === 0) throw new NotFoundError('API key');
+      if (id === callerKeyId) {
+        throw new ConflictError('cannot revoke the API key used for this request');
+      }
+      // Revoking twice keeps the first revocation time and answers the same.
+      if (rows[0].revoked) return { revoked: true as const };
+      if (rows[0].others_active === 0) throw new ConflictError(LAST_ACTIVE_KEY);
+      await tx.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND workspace_id = $2', [
+        id,
+        workspaceId,
+      ]);
+      return { revoked: true as const };
+    });
   }
 
-  private async lockWorkspace(tx: EntityManager, workspaceId: string): Promise<void> {
+  /** Locks the workspace row; false when there is no such workspace. */
+  private async lockWorkspace(tx: EntityManager, workspaceId: string): Promise<boolean> {
     const rows: unknown[] = isUuid(workspaceId)
       ? await tx.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId])
       : [];
-    if (rows.length === 0) throw new NotFoundError('workspace');
+    return rows.length > 0;
   }
 
   private async insert(

@@ -2,6 +2,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from './app-config';
 
+const KEY_A = Buffer.alloc(32, 1).toString('base64');
+const KEY_B = Buffer.alloc(32, 2).toString('base64');
+/** URL-safe base64 without padding is accepted too. */
+const KEY_C = Buffer.alloc(32, 0xfb).toString('base64url');
+
 function problemsOf(env: Record<string, string>): string[] {
   try {
     loadConfig(env);
@@ -33,6 +38,7 @@ describe('loadConfig', () => {
       anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com' },
       llmPricing: {},
       webhooks: { retryDelaysMs: [0, 5000, 30000], timeoutMs: 10000, allowPrivateNetworks: false },
+      encryption: { key: undefined, previousKeys: [] },
       logLevel: 'info',
     });
   });
@@ -60,6 +66,8 @@ describe('loadConfig', () => {
       WEBHOOK_RETRY_DELAYS_MS: '0, 100,200',
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ENCRYPTION_KEY: KEY_A,
+      ENCRYPTION_KEY_PREVIOUS: `${KEY_B}, ${KEY_C}`,
       LOG_LEVEL: 'debug',
     });
     expect(config).toEqual({
@@ -81,6 +89,10 @@ describe('loadConfig', () => {
       anthropic: { apiKey: 'ak-test', baseUrl: 'https://proxy.example.com' },
       llmPricing: { 'my-model': { inputPerMillion: 1.5, outputPerMillion: 2 } },
       webhooks: { retryDelaysMs: [0, 100, 200], timeoutMs: 2000, allowPrivateNetworks: true },
+      encryption: {
+        key: Buffer.from(KEY_A, 'base64'),
+        previousKeys: [Buffer.from(KEY_B, 'base64'), Buffer.from(KEY_C, 'base64url')],
+      },
       logLevel: 'debug',
     });
   });
@@ -150,6 +162,12 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_DELAYS_MS', '0,5s,30s'],
     ['WEBHOOK_TIMEOUT_MS', '0'],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes please'],
+    ['ENCRYPTION_KEY', 'not base64 at all!'],
+    ['ENCRYPTION_KEY', Buffer.alloc(16, 1).toString('base64')],
+    ['ENCRYPTION_KEY', Buffer.alloc(33, 1).toString('base64')],
+    ['ENCRYPTION_KEY', 'a'.repeat(64)],
+    ['ENCRYPTION_KEY_PREVIOUS', `${KEY_A},short`],
+    ['ENCRYPTION_KEY_PREVIOUS', Buffer.alloc(31, 1).toString('base64')],
     ['LOG_LEVEL', 'verbose'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     const problems = problemsOf({ [name]: value });
@@ -162,6 +180,17 @@ describe('loadConfig', () => {
     expect(problemsOf({ PORT: '70000' })).toEqual(['PORT: must not be greater than 65535']);
     expect(problemsOf({ DATABASE_URL: 'mysql://db' })).toEqual([
       'DATABASE_URL: must be a postgres:// connection string',
+    ]);
+  });
+
+  it('says how a key must look without echoing the bad value', () => {
+    const secretish = `${KEY_A.slice(0, 40)}!!`;
+    expect(problemsOf({ ENCRYPTION_KEY: secretish })).toEqual([
+      'ENCRYPTION_KEY: must be the base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)',
+    ]);
+    expect(problemsOf({ ENCRYPTION_KEY_PREVIOUS: `${KEY_A},${secretish},${KEY_B},x` })).toEqual([
+      'ENCRYPTION_KEY_PREVIOUS: entry 2, 4 of the comma-separated list must be the base64 of ' +
+        'exactly 32 bytes (e.g. `openssl rand -base64 32`)',
     ]);
   });
 

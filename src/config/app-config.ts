@@ -150,6 +150,16 @@ export class EnvironmentVariables {
 
   @Transform(emptyToUndefined)
   @IsOptional()
+  @IsString()
+  ENCRYPTION_KEY?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  ENCRYPTION_KEY_PREVIOUS?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 }
@@ -182,6 +192,11 @@ export interface AppConfig {
   anthropic: { apiKey?: string; baseUrl: string };
   llmPricing: Record<string, ModelPrice>;
   webhooks: { retryDelaysMs: number[]; timeoutMs: number; allowPrivateNetworks: boolean };
+  /**
+   * Keys for secrets at rest (webhook secrets): `key` encrypts and decrypts, `previousKeys` only
+   * decrypt (rotation). No key: secrets are stored in plain text.
+   */
+  encryption: { key?: Buffer; previousKeys: Buffer[] };
   logLevel: string;
 }
 
@@ -222,6 +237,39 @@ function parsePricing(raw: string | undefined, problems: string[]): Record<strin
   return out;
 }
 
+/** AES-256 keys: the base64 (standard or URL-safe) of exactly 32 bytes. */
+const ENCRYPTION_KEY_FORMAT = /^[A-Za-z0-9+/_-]{43}=?$/;
+const ENCRYPTION_KEY_HINT =
+  'must be the base64 of exactly 32 bytes (e.g. `openssl rand -base64 32`)';
+
+/** Parses ENCRYPTION_KEY and ENCRYPTION_KEY_PREVIOUS; the messages never echo a key. */
+function parseEncryptionKeys(
+  current: string | undefined,
+  previous: string | undefined,
+  problems: string[],
+): AppConfig['encryption'] {
+  const decode = (value: string) => Buffer.from(value.trim(), 'base64');
+  const valid = (value: string) => ENCRYPTION_KEY_FORMAT.test(value.trim());
+  let key: Buffer | undefined;
+  if (current !== undefined) {
+    if (valid(current)) key = decode(current);
+    else problems.push(`ENCRYPTION_KEY: ${ENCRYPTION_KEY_HINT}`);
+  }
+  const previousKeys: Buffer[] = [];
+  if (previous !== undefined) {
+    const parts = previous.split(',').filter((p) => p.trim() !== '');
+    const bad = parts.map((p, i) => (valid(p) ? -1 : i + 1)).filter((i) => i > 0);
+    if (bad.length > 0) {
+      problems.push(
+        `ENCRYPTION_KEY_PREVIOUS: entry ${bad.join(', ')} of the comma-separated list ${ENCRYPTION_KEY_HINT}`,
+      );
+    } else {
+      previousKeys.push(...parts.map(decode));
+    }
+  }
+  return { key, previousKeys };
+}
+
 /** The names of every variable of design §1, in the order of the README's table. */
 export const CONFIG_VARIABLES = [
   'PORT',
@@ -245,6 +293,8 @@ export const CONFIG_VARIABLES = [
   'WEBHOOK_RETRY_DELAYS_MS',
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'ENCRYPTION_KEY',
+  'ENCRYPTION_KEY_PREVIOUS',
   'LOG_LEVEL',
 ] as const;
 
@@ -270,6 +320,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     .split(',')
     .map((s) => Number(s.trim()));
   const llmPricing = parsePricing(vars.LLM_PRICING_JSON, problems);
+  const encryption = parseEncryptionKeys(
+    vars.ENCRYPTION_KEY,
+    vars.ENCRYPTION_KEY_PREVIOUS,
+    problems,
+  );
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: vars.PORT,
@@ -300,6 +355,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
     },
+    encryption,
     logLevel: vars.LOG_LEVEL ?? 'info',
   };
 }

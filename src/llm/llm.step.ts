@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  APICallError,
   generateText,
   jsonSchema,
   NoObjectGeneratedError,
@@ -52,9 +51,6 @@ type CallResult =
 class CallTimeoutError extends Error {}
 
 function errorMessage(err: unknown): string {
-  if (APICallError.isInstance(err)) {
-    return err.statusCode !== undefined ? `HTTP ${err.statusCode}: ${err.message}` : err.message;
-  }
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -196,7 +192,7 @@ export class LlmStepExecutor implements StepExecutor {
         if (ctx.abortSignal.aborted) throw err;
         const reason = timer.signal.aborted
           ? (timer.signal.reason as Error).message
-          : errorMessage(err);
+          : this.providers.describeError(err);
         const payload: Record<string, unknown> = { model, error: reason };
         // Tool round trips before the failure used tokens the provider bills.
         if (usage.inputTokens + usage.outputTokens > 0) {

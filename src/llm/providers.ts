@@ -4,6 +4,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { LanguageModel } from 'ai';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { parseModelRef, type ProviderName } from './model-ref';
+import { providerErrorMessage } from './provider-errors';
 
 export interface ResolvedModel {
   provider: ProviderName;
@@ -25,8 +26,11 @@ export class LlmProviders {
   private readonly logger = new Logger(LlmProviders.name);
   private readonly openai: OpenAICompatibleProvider;
   private readonly anthropic: AnthropicProvider;
+  /** Configured keys, removed from any error text a provider echoes back. */
+  private readonly secrets: string[];
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.secrets = [config.openai.apiKey, config.anthropic.apiKey].filter((k): k is string => !!k);
     const isOpenAi = /^https:\/\/api\.openai\.com(\/|$)/.test(config.openai.baseUrl);
     this.openai = createOpenAICompatible({
       name: 'openai',
@@ -54,6 +58,11 @@ export class LlmProviders {
         `AI SDK warnings for ${options.provider}:${options.model}`,
       );
     };
+  }
+
+  /** What a tenant may see of a failed call: the provider's message, trimmed (provider-errors.ts). */
+  describeError(err: unknown): string {
+    return providerErrorMessage(err, this.secrets);
   }
 
   resolve(ref: string): ResolvedModel {

@@ -16,7 +16,9 @@ import { pgPool } from '../common/database';
 import { safeRequest } from '../common/safe-http';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { WEBHOOK_READY_CHANNEL } from './outbox';
+import { SecretUnreadableError } from './secret-cipher';
 import { deliveryHeaders } from './signing';
+import { WebhookSecretsService } from './webhook-secrets.service';
 import * as SQL from './webhook-sender.sql';
 
 /** Deliveries in flight per process; each holds a socket, not a database connection. */
@@ -68,6 +70,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     db: DataSource,
     private readonly scheduler: SchedulerRegistry,
+    private readonly secrets: WebhookSecretsService,
   ) {
     this.pool = pgPool(db);
   }
@@ -220,7 +223,8 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
         url: row.url,
         method: 'POST',
         headers: deliveryHeaders({
-          secret: row.secret,
+          // Signed with the plain secret; the row may hold it encrypted (webhook-secrets.service.ts).
+          secret: this.secrets.open(row.webhook_id, row.secret),
           webhookId: row.webhook_id,
           messageId: row.message_id,
           event: row.event_type,
@@ -242,6 +246,14 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
         error: `endpoint answered ${res.status}${snippet ? `: ${snippet}` : ''}`,
       };
     } catch (err) {
+      // An unreadable secret fails the attempt like any other failure, with a message fit for the
+      // tenant; the operator gets the key id.
+      if (err instanceof SecretUnreadableError) {
+        this.logger.error(
+          { webhookId: row.webhook_id, keyId: err.keyId },
+          `${err.message}; ${err.operatorHint}`,
+        );
+      }
       // OutboundRequestError says why: refused address, timeout, certificate, connection refused...
       const message = err instanceof Error ? err.message : String(err);
       return { ok: false, statusCode: null, error: message.slice(0, 500) };

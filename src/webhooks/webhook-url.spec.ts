@@ -39,14 +39,20 @@ describe('isPrivateIpLiteralUrl', () => {
     'https://169.254.169.254/latest',
     'https://[::1]/',
     'https://[::ffff:192.168.0.1]/',
+    'https://[::ffff:7f00:1]/',
+    'https://[::127.0.0.1]/',
+    'https://[64:ff9b::8.8.8.8]/',
+    'https://[64:ff9b:1::a00:1]/',
   ])('is true for %s', (url) => {
     expect(isPrivateIpLiteralUrl(url)).toBe(true);
   });
 
-  it.each(['https://203.0.113.10/', 'https://localhost/', 'https://example.com/'])(
-    'is false for %s (names are checked when resolved)',
-    (url) => {
-      expect(isPrivateIpLiteralUrl(url)).toBe(false);
-    },
-  );
+  it.each([
+    'https://203.0.113.10/',
+    'https://[::ffff:8.8.8.8]/',
+    'https://localhost/',
+    'https://example.com/',
+  ])('is false for %s (names are checked when resolved)', (url) => {
+    expect(isPrivateIpLiteralUrl(url)).toBe(false);
+  });
 });

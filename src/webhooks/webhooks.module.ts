@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { WebhookSecretsService } from './webhook-secrets.service';
 import { WebhookSenderService } from './webhook-sender.service';
 import { WebhooksController } from './webhooks.controller';
 import { WebhooksRepository } from './webhooks.repository';
@@ -10,6 +11,6 @@ import { WebhooksService } from './webhooks.service';
  */
 @Module({
   controllers: [WebhooksController],
-  providers: [WebhooksService, WebhooksRepository, WebhookSenderService],
+  providers: [WebhooksService, WebhooksRepository, WebhookSecretsService, WebhookSenderService],
 })
 export class WebhooksModule {}

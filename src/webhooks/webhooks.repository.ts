@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
 import type { DeliveryStatus } from './dto/webhook.dto';
 import { WEBHOOK_READY_CHANNEL, type WebhookEventType } from './outbox';
+import { ENCRYPTED_PREFIX } from './secret-cipher';
 
 export interface WebhookRow {
   id: string;
@@ -53,9 +54,10 @@ export class WebhooksRepository {
    */
   create(
     workspaceId: string,
+    id: string,
     url: string,
     events: WebhookEventType[],
-    secret: string,
+    storedSecret: string,
     limit: number,
   ): Promise<WebhookRow | 'limit'> {
     return withTransaction(this.pool, async (client) => {
@@ -66,11 +68,47 @@ export class WebhooksRepository {
       );
       if (count.rows[0].n >= limit) return 'limit';
       const inserted = await client.query<WebhookRow>(
-        `INSERT INTO webhooks (workspace_id, url, events, secret) VALUES ($1, $2, $3, $4)
+        `INSERT INTO webhooks (workspace_id, id, url, events, secret) VALUES ($1, $2, $3, $4, $5)
          RETURNING ${WEBHOOK_COLUMNS}`,
-        [workspaceId, url, events, secret],
+        [workspaceId, id, url, events, storedSecret],
       );
       return inserted.rows[0];
+    });
+  }
+
+  /**
+   * One batch of the secret rewrite (rotation): the next `limit` active webhooks after `afterId`, in id
+   * order, whose stored secret is not in the current form (`currentPrefix`, or plain text when it is
+   * null), each replaced by what `rewrite` returns (undefined leaves it). The rows are locked for the
+   * batch's transaction, so a process rewriting at the same time waits, and PostgreSQL re-checks the
+   * condition after the wait: a row the other process just rewrote is no longer selected.
+   * Deliberately across workspaces: this is an operator's maintenance pass, not a tenant query.
+   */
+  rewriteSecrets(
+    afterId: string | null,
+    currentPrefix: string | null,
+    limit: number,
+    rewrite: (id: string, stored: string) => string | undefined,
+  ): Promise<{ lastId: string | null; seen: number; rewritten: number }> {
+    return withTransaction(this.pool, async (client) => {
+      const res = await client.query<{ id: string; secret: string }>(
+        `SELECT id, secret FROM webhooks
+         WHERE is_active AND secret <> '' AND ($1::uuid IS NULL OR id > $1)
+           AND CASE WHEN $2::text IS NULL THEN left(secret, length($3)) = $3
+                    ELSE left(secret, length($2)) <> $2 END
+         ORDER BY id LIMIT $4
+         FOR UPDATE`,
+        [afterId, currentPrefix, ENCRYPTED_PREFIX, limit],
+      );
+      let rewritten = 0;
+      for (const row of res.rows) {
+        const next = rewrite(row.id, row.secret);
+        if (next === undefined) continue;
+        await client.query('UPDATE webhooks SET secret = $2 WHERE id = $1', [row.id, next]);
+        rewritten++;
+      }
+      const lastId = res.rows.length > 0 ? res.rows[res.rows.length - 1].id : null;
+      return { lastId, seen: res.rows.length, rewritten };
     });
   }
 

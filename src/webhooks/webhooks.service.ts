@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Paginated } from '../common/envelope';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
-import { isUuid } from '../common/ids';
+import { isUuid, timeOrderedUuid } from '../common/ids';
 import { offsetOf } from '../common/pagination';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import {
@@ -14,6 +14,7 @@ import {
 } from './dto/webhook.dto';
 import { generateWebhookSecret } from './signing';
 import { isPrivateIpLiteralUrl } from './webhook-url';
+import { WebhookSecretsService } from './webhook-secrets.service';
 import { DeliveryRow, WebhookRow, WebhooksRepository } from './webhooks.repository';
 
 /** Active webhooks per workspace. */
@@ -52,6 +53,7 @@ export class WebhooksService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly webhooks: WebhooksRepository,
+    private readonly secrets: WebhookSecretsService,
   ) {}
 
   async create(workspaceId: string, dto: CreateWebhookDto): Promise<CreatedWebhookDto> {
@@ -62,11 +64,14 @@ export class WebhooksService {
       );
     }
     const secret = generateWebhookSecret();
+    // The id is chosen here because the encrypted secret is bound to it.
+    const id = timeOrderedUuid();
     const row = await this.webhooks.create(
       workspaceId,
+      id,
       dto.url,
       dto.events,
-      secret,
+      this.secrets.seal(id, secret),
       MAX_WEBHOOKS_PER_WORKSPACE,
     );
     if (row === 'limit') {

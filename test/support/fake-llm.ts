@@ -25,7 +25,8 @@ export type ScriptedAnswer =
       inputTokens?: number;
       outputTokens?: number;
     })
-  | (Timing & { status: number; error?: string });
+  /** An error answer: the provider's error JSON with `error` as its message, or `rawBody` as is. */
+  | (Timing & { status: number; error?: string; rawBody?: string });
 
 export interface RecordedMessage {
   role: string;
@@ -77,14 +78,21 @@ const LLM_PATH: Record<Protocol, string> = {
 let counter = 0;
 const nextId = (prefix: string) => `${prefix}_${++counter}`;
 
+/** A raw body is sent as it is (a proxy's HTML page, a truncated answer...). */
+class RawBody {
+  constructor(readonly text: string) {}
+}
+
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (res.destroyed || res.writableEnded) return;
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
+  res.end(body instanceof RawBody ? body.text : JSON.stringify(body));
 }
 
 function openAiAnswer(model: string, answer: ScriptedAnswer): { status: number; body: unknown } {
   if ('status' in answer) {
+    if (answer.rawBody !== undefined)
+      return { status: answer.status, body: new RawBody(answer.rawBody) };
     return {
       status: answer.status,
       body: { error: { message: answer.error ?? 'scripted failure', type: 'server_error' } },
@@ -128,6 +136,8 @@ function openAiAnswer(model: string, answer: ScriptedAnswer): { status: number; 
 
 function anthropicAnswer(model: string, answer: ScriptedAnswer): { status: number; body: unknown } {
   if ('status' in answer) {
+    if (answer.rawBody !== undefined)
+      return { status: answer.status, body: new RawBody(answer.rawBody) };
     return {
       status: answer.status,
       body: {

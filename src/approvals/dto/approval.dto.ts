@@ -8,6 +8,7 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
+import { AsGiven } from '../../common/validation';
 
 export const DECISIONS = ['approved', 'rejected', 'edited'] as const;
 export type Decision = (typeof DECISIONS)[number];
@@ -37,6 +38,7 @@ export class DecideApprovalDto {
   })
   @ValidateIf((o: DecideApprovalDto) => o.decision === 'edited' || o.editedContent !== undefined)
   @IsObject({ message: 'editedContent must be an object (required when decision is edited)' })
+  @AsGiven()
   editedContent?: Record<string, unknown>;
 
   @ApiPropertyOptional({

@@ -8,6 +8,7 @@ import {
   Length,
   MaxLength,
 } from 'class-validator';
+import { AsGiven } from '../../common/validation';
 import type { StepDefinition } from '../steps/step-types';
 
 export const MAX_STEPS_PER_DEFINITION = 200;
@@ -43,6 +44,7 @@ export class CreateDefinitionDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_STEPS_PER_DEFINITION)
+  @AsGiven()
   steps: unknown[];
 }
 

@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -14,8 +13,8 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
+import { AsGiven, Nested } from '../../common/validation';
 
 /**
  * One class per step type (design §4, §5), validated with unknown fields rejected. Cross-step rules
@@ -41,14 +40,14 @@ abstract class BaseStepDto {
 
   @IsOptional() @IsString() @Length(1, 200) outputKey?: string;
 
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => RetryPolicyDto) retry?: RetryPolicyDto;
+  @IsOptional() @IsObject() @Nested(() => RetryPolicyDto) retry?: RetryPolicyDto;
 
   @IsOptional() @IsInt() @Min(1) @Max(31_536_000_000) timeoutMs?: number;
 }
 
 export class TaskStepDto extends BaseStepDto {
   @IsString() @Length(1, 100) handler: string;
-  @IsOptional() @IsObject() config?: Record<string, unknown>;
+  @IsOptional() @IsObject() @AsGiven() config?: Record<string, unknown>;
 }
 
 export class WaitStepDto extends BaseStepDto {
@@ -77,7 +76,7 @@ export class LlmToolDto {
   name: string;
   @IsOptional() @IsString() @MaxLength(1000) description?: string;
   @IsString() @Length(1, 100) handler: string;
-  @IsObject() parameters: Record<string, unknown>;
+  @IsObject() @AsGiven() parameters: Record<string, unknown>;
 }
 
 export class LlmGuardrailsDto {
@@ -94,7 +93,7 @@ export class LlmGuardrailsDto {
   @IsString({ each: true })
   @MaxLength(1000, { each: true })
   requiredPatterns?: string[];
-  @IsOptional() @IsObject() jsonSchema?: Record<string, unknown>;
+  @IsOptional() @IsObject() @AsGiven() jsonSchema?: Record<string, unknown>;
 }
 
 export class LlmStepDto extends BaseStepDto {
@@ -104,8 +103,7 @@ export class LlmStepDto extends BaseStepDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(200)
   @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => LlmMessageDto)
+  @Nested(() => LlmMessageDto, { each: true })
   messages: LlmMessageDto[];
 
   @IsOptional()
@@ -126,14 +124,12 @@ export class LlmStepDto extends BaseStepDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => LlmToolDto)
+  @Nested(() => LlmToolDto, { each: true })
   tools?: LlmToolDto[];
 
   @IsOptional()
   @IsObject()
-  @ValidateNested()
-  @Type(() => LlmGuardrailsDto)
+  @Nested(() => LlmGuardrailsDto)
   guardrails?: LlmGuardrailsDto;
 
   @IsOptional() @IsString() @IsIn(['text', 'json']) responseFormat?: string;

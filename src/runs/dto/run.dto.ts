@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
+import { AsGiven } from '../../common/validation';
 
 export const RUN_STATUSES = [
   'PENDING',
@@ -25,6 +26,7 @@ export class CreateRunDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
   @ValidateIf(isGiven)
   @IsObject()
+  @AsGiven()
   input?: Record<string, unknown>;
 
   @ApiPropertyOptional({ maxLength: 255 })
@@ -56,6 +58,7 @@ export class ResumeRunDto {
   @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
   @ValidateIf(isGiven)
   @IsObject()
+  @AsGiven()
   payload?: Record<string, unknown>;
 }
 

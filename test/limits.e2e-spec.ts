@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { Response } from 'supertest';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import { createDefinition, getRun, startRun, waitForRun, type Step } from './support/workflows';
@@ -71,7 +72,7 @@ describe('storage limits', () => {
   }
 
   function expectLimit(
-    res: { status: number; body: Record<string, any> },
+    res: Response,
     status: number,
     field: string,
     limit: keyof typeof LIMITS,

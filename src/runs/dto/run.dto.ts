@@ -23,7 +23,14 @@ export class CreateRunDto {
   @Length(1, 100)
   definitionId: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    default: {},
+    description:
+      'Any JSON object, kept exactly as given (keys such as __proto__ are data); at most ' +
+      'MAX_RUN_INPUT_BYTES (default 262144) UTF-8 bytes of JSON, 413 otherwise',
+  })
   @ValidateIf(isGiven)
   @IsObject()
   @AsGiven()
@@ -55,7 +62,14 @@ export class ResumeRunDto {
   @Length(1, 100)
   signalType: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    default: {},
+    description:
+      'Any JSON object, kept exactly as given; at most MAX_SIGNAL_PAYLOAD_BYTES (default 65536) ' +
+      'UTF-8 bytes of JSON, 413 otherwise',
+  })
   @ValidateIf(isGiven)
   @IsObject()
   @AsGiven()

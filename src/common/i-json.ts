@@ -81,32 +81,58 @@ function firstDuplicate(text: string): string | undefined {
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
 /**
- * The first I-JSON problem of a parsed request body, given the bytes it was parsed from. The parsed
- * value is walked once (its depth is already bounded by jsonProblem()) to find noncharacters and count
- * member names; only when that count is below the text's is the text scanned again for the name.
+ * Member names in the parsed value, or -1 once a string or a key holds a noncharacter. No paths are
+ * built here: this runs on every body, and a problem is named by noncharacterField() afterwards.
  */
-export function iJsonProblem(text: Buffer, body: object): FieldError | undefined {
+function countMembers(body: object): number {
   let members = 0;
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (NONCHARACTER.test(value)) return -1;
+    } else if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      members += keys.length;
+      for (const key of keys) {
+        if (NONCHARACTER.test(key)) return -1;
+        pending.push((value as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return members;
+}
+
+/** The path of the first string or key holding a noncharacter, in document order. */
+function noncharacterField(body: object): string {
   const pending: Array<[unknown, string]> = [[body, '']];
   while (pending.length > 0) {
     const [value, path] = pending.pop()!;
     if (typeof value === 'string') {
-      if (NONCHARACTER.test(value)) return { field: path || 'body', message: NONCHARACTER_MESSAGE };
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (Array.isArray(value)) {
+      if (NONCHARACTER.test(value)) return path || 'body';
+    } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${path}[${i}]`]);
-      continue;
-    }
-    const keys = Object.keys(value);
-    members += keys.length;
-    for (let i = keys.length - 1; i >= 0; i--) {
-      const key = keys[i];
-      if (NONCHARACTER.test(key)) return { field: join(path, key), message: NONCHARACTER_MESSAGE };
-      pending.push([(value as Record<string, unknown>)[key], join(path, key)]);
+    } else if (value !== null && typeof value === 'object') {
+      const keys = Object.keys(value);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        if (NONCHARACTER.test(keys[i])) return join(path, keys[i]);
+        pending.push([(value as Record<string, unknown>)[keys[i]], join(path, keys[i])]);
+      }
     }
   }
+  return 'body';
+}
+
+/**
+ * The first I-JSON problem of a parsed request body, given the bytes it was parsed from. The parsed
+ * value (its depth already bounded by jsonProblem()) is walked once to find noncharacters and count
+ * member names; only when a problem is found is it walked again, or the text scanned, to name it.
+ */
+export function iJsonProblem(text: Buffer, body: object): FieldError | undefined {
+  const members = countMembers(body);
+  if (members < 0) return { field: noncharacterField(body), message: NONCHARACTER_MESSAGE };
   if (members === countMemberNames(text)) return undefined;
   const field = firstDuplicate(text.toString('utf8'));
   return field === undefined ? undefined : { field, message: DUPLICATE_MESSAGE };

@@ -40,6 +40,11 @@ function ownMetadata<T>(key: symbol, target: object): Map<string, T> {
   return (target as Record<symbol, Map<string, T>>)[key];
 }
 
+/** What AsGiven() or Nested() recorded for a class and its parents. */
+function metadataOf<T>(key: symbol, cls: DtoClass): Map<string, T> | undefined {
+  return (cls.prototype as Record<symbol, Map<string, T> | undefined>)[key];
+}
+
 /**
  * The property is taken exactly as the client sent it: class-transformer never copies it. For open
  * objects (run input, task config, payloads) whose keys are data: class-transformer skips keys named
@@ -98,8 +103,8 @@ function prepare(
   errors: FieldError[],
 ): Record<string, unknown> {
   const known = propertiesOf(cls);
-  const asGiven = (cls.prototype as Record<symbol, Map<string, true> | undefined>)[AS_GIVEN];
-  const nested = (cls.prototype as Record<symbol, Map<string, () => DtoClass> | undefined>)[NESTED];
+  const asGiven = metadataOf<true>(AS_GIVEN, cls);
+  const nested = metadataOf<() => DtoClass>(NESTED, cls);
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(raw)) {
     if (!known.has(key)) {
@@ -126,8 +131,8 @@ function prepare(
 
 /** Puts the `@AsGiven` values of `raw` back onto the instance built from prepare()'s copy. */
 function restore(cls: DtoClass, raw: Record<string, unknown>, dto: Record<string, unknown>): void {
-  const asGiven = (cls.prototype as Record<symbol, Map<string, true> | undefined>)[AS_GIVEN];
-  const nested = (cls.prototype as Record<symbol, Map<string, () => DtoClass> | undefined>)[NESTED];
+  const asGiven = metadataOf<true>(AS_GIVEN, cls);
+  const nested = metadataOf<() => DtoClass>(NESTED, cls);
   for (const key of asGiven?.keys() ?? []) {
     if (Object.prototype.hasOwnProperty.call(raw, key)) dto[key] = raw[key];
   }

@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { jsonBytes } from '../common/limits';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { retryPolicyOf, type ApprovalStep } from '../definitions/steps/step-types';
 import {
   StepExecutorFor,
@@ -28,7 +30,10 @@ function decisionOf(ctx: StepContext): DecisionSignal | undefined {
 @Injectable()
 @StepExecutorFor('approval')
 export class ApprovalStepExecutor implements StepExecutor {
-  constructor(private readonly approvals: ApprovalsRepository) {}
+  constructor(
+    private readonly approvals: ApprovalsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async execute(ctx: StepContext): Promise<StepOutcome> {
     const step = ctx.step as ApprovalStep;
@@ -36,7 +41,7 @@ export class ApprovalStepExecutor implements StepExecutor {
     return decision ? this.decided(ctx, step, decision) : this.request(ctx, step);
   }
 
-  private request(ctx: StepContext, step: ApprovalStep): StepOutcome {
+  private async request(ctx: StepContext, step: ApprovalStep): Promise<StepOutcome> {
     const found = contentAt(ctx.state, step.contentKey);
     if (!found.found) {
       return {
@@ -45,6 +50,8 @@ export class ApprovalStepExecutor implements StepExecutor {
         retryable: false,
       };
     }
+    const refused = await this.limitProblem(ctx.workspaceId, step, found.content);
+    if (refused) return { kind: 'fail', error: refused, retryable: false };
     const prompt = step.prompt ?? '';
     return {
       kind: 'pause',
@@ -78,6 +85,35 @@ export class ApprovalStepExecutor implements StepExecutor {
         });
       },
     };
+  }
+
+  /**
+   * Why this request may not be made: its content is over MAX_APPROVAL_CONTENT_BYTES, or the
+   * workspace already has MAX_PENDING_APPROVALS_PER_WORKSPACE awaiting a decision. Together they bound
+   * the undecided part of the approval-requests list, which the contract answers without pagination.
+   * Neither is retried: a larger content or a full queue will not change by trying again at once.
+   */
+  private async limitProblem(
+    workspaceId: string,
+    step: ApprovalStep,
+    content: Record<string, unknown>,
+  ): Promise<string | undefined> {
+    const { approvalContentBytes, pendingApprovalsPerWorkspace } = this.config.limits;
+    const bytes = jsonBytes(content);
+    if (bytes > approvalContentBytes) {
+      return (
+        `approval content at contentKey "${step.contentKey}" is ${bytes} bytes of JSON; at most ` +
+        `${approvalContentBytes} are allowed (MAX_APPROVAL_CONTENT_BYTES)`
+      );
+    }
+    const awaiting = await this.approvals.countAwaitingDecision(workspaceId);
+    if (awaiting >= pendingApprovalsPerWorkspace) {
+      return (
+        `the workspace already has ${awaiting} approval requests awaiting a decision, the most ` +
+        `allowed (MAX_PENDING_APPROVALS_PER_WORKSPACE); decide some first`
+      );
+    }
+    return undefined;
   }
 
   private async decided(

@@ -42,7 +42,7 @@ export class ApprovalsController {
       'was already decided or the run is no longer PAUSED (cancelled, for instance).',
   })
   @ApiEnvelope(ApprovalDecisionDto)
-  @ApiErrors(400, 401, 404, 409)
+  @ApiErrors(400, 401, 404, 409, 413)
   decide(
     @CurrentWorkspace() workspaceId: string,
     @CurrentApiKeyId() keyId: string,

@@ -101,6 +101,21 @@ export class ApprovalsRepository {
   }
 
   /**
+   * Undecided requests whose run still waits for them (PAUSED): those a reviewer can act on. Requests
+   * left undecided by a cancelled or failed run can never be decided again, so they do not count
+   * against MAX_PENDING_APPROVALS_PER_WORKSPACE (which would otherwise fill up for good).
+   */
+  async countAwaitingDecision(workspaceId: string): Promise<number> {
+    const res = await this.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM approval_requests a
+       JOIN workflow_runs r ON r.id = a.run_id
+       WHERE a.workspace_id = $1 AND a.decision IS NULL AND r.status = 'PAUSED'`,
+      [workspaceId],
+    );
+    return res.rows[0].n;
+  }
+
+  /**
    * Rejections of one approval step in one run since the run's last manual retry (a manual retry
    * starts the step's attempts afresh, design §4). Includes a rejection just decided.
    */

@@ -1,6 +1,8 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
+import { jsonWithin } from '../common/limits';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ApprovalsRepository, type ApprovalRow } from './approvals.repository';
 import type {
   ApprovalDecisionDto,
@@ -29,7 +31,10 @@ function toDto(row: ApprovalRow): ApprovalRequestDto {
 
 @Injectable()
 export class ApprovalsService {
-  constructor(private readonly approvals: ApprovalsRepository) {}
+  constructor(
+    private readonly approvals: ApprovalsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async list(workspaceId: string, q: ListApprovalRequestsQueryDto): Promise<ApprovalRequestDto[]> {
     const pending = q.pending === undefined ? undefined : q.pending === 'true';
@@ -43,6 +48,10 @@ export class ApprovalsService {
     dto: DecideApprovalDto,
   ): Promise<ApprovalDecisionDto> {
     if (!isUuid(id)) throw new NotFoundError('approval request');
+    if (dto.editedContent !== undefined) {
+      const max = this.config.limits.approvalContentBytes;
+      jsonWithin(dto.editedContent, max, 'editedContent', 'MAX_APPROVAL_CONTENT_BYTES');
+    }
     const result = await this.approvals.decide(workspaceId, id, {
       decision: dto.decision,
       decidedBy: dto.decidedBy ?? `api-key:${callingKeyId}`,

@@ -25,6 +25,14 @@ describe('contentAt', () => {
   });
 });
 
+/** An Object.prototype (of any realm: structuredClone builds in Node's, Jest runs in its own). */
+function hasPlainPrototype(o: object): boolean {
+  const proto = Object.getPrototypeOf(o) as object | null;
+  return (
+    proto !== null && Object.getPrototypeOf(proto) === null && Object.hasOwn(proto, 'toString')
+  );
+}
+
 describe('statePatchAt', () => {
   it('replaces a top-level key', () => {
     expect(statePatchAt({ draft: 'old', other: 1 }, 'draft', { text: 'new' })).toEqual({
@@ -45,4 +53,22 @@ describe('statePatchAt', () => {
     });
     expect(statePatchAt({}, 'a.b', 2)).toEqual({ a: { b: 2 } });
   });
+
+  it.each(['__proto__', 'constructor', 'prototype'])(
+    'writes a path segment named %s as an own key, never a prototype',
+    (key) => {
+      const state = JSON.parse(`{"doc": {"${key}": {"kept": true}}}`) as Record<string, unknown>;
+      const nested = statePatchAt(state, `doc.${key}.text`, 'edited');
+      const doc = nested.doc as Record<string, unknown>;
+      expect(hasPlainPrototype(doc)).toBe(true);
+      expect(Object.getOwnPropertyDescriptor(doc, key)?.value).toEqual({
+        kept: true,
+        text: 'edited',
+      });
+      const leaf = statePatchAt({}, `a.${key}`, { v: 1 }).a as Record<string, unknown>;
+      expect(hasPlainPrototype(leaf)).toBe(true);
+      expect(Object.keys(leaf)).toEqual([key]);
+      expect(({} as Record<string, unknown>).v).toBeUndefined();
+    },
+  );
 });

@@ -16,6 +16,16 @@ export function contentAt(
     : { found: true, content: { value }, wrapped: true };
 }
 
+/** `target[key] = value` as an own data property, even for `__proto__` (data, never a prototype). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, {
+    value,
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+}
+
 /**
  * The top-level state changes that put `value` at the dot path `contentKey` (the run engine merges a
  * step's statePatch one level deep, so a nested path rewrites a copy of its top-level object).
@@ -28,20 +38,21 @@ export function statePatchAt(
 ): Record<string, unknown> {
   const [top, ...rest] = contentKey.split('.');
   if (rest.length === 0) return { [top]: value };
-  const root: Record<string, unknown> = isPlainObject(state[top])
-    ? structuredClone(state[top])
-    : {};
+  const root: Record<string, unknown> =
+    Object.prototype.hasOwnProperty.call(state, top) && isPlainObject(state[top])
+      ? structuredClone(state[top])
+      : {};
   let node: Record<string, unknown> = root;
   for (const part of rest.slice(0, -1)) {
-    const next = node[part];
+    const next = Object.prototype.hasOwnProperty.call(node, part) ? node[part] : undefined;
     if (typeof next === 'object' && next !== null) {
       node = next as Record<string, unknown>;
     } else {
       const created: Record<string, unknown> = {};
-      node[part] = created;
+      setOwn(node, part, created);
       node = created;
     }
   }
-  node[rest[rest.length - 1]] = value;
+  setOwn(node, rest[rest.length - 1], value);
   return { [top]: root };
 }

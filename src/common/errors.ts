@@ -45,6 +45,25 @@ export class ConflictError extends AppError {
   }
 }
 
+/**
+ * A configured storage limit (README "Limits on stored data") that the request would pass: 413
+ * PAYLOAD_TOO_LARGE for a value over its size limit, 409 CONFLICT for a workspace at its count limit.
+ * `details` names the field (`errors`, like a validation error) and the limit with its value.
+ */
+export class LimitExceededError extends AppError {
+  constructor(
+    status: 409 | 413,
+    readonly field: string,
+    readonly limit: { name: string; value: number },
+    message: string,
+  ) {
+    super(status, status === 413 ? 'PAYLOAD_TOO_LARGE' : 'CONFLICT', `${field}: ${message}`, {
+      errors: [{ field, message }],
+      limit,
+    });
+  }
+}
+
 export class ServiceUnavailableError extends AppError {
   constructor(message: string) {
     super(503, 'SERVICE_UNAVAILABLE', message);

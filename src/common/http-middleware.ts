@@ -5,12 +5,15 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import express from 'express';
 import type { Logger as Pino } from 'pino';
 import { sendError } from './error-response';
+import { iJsonProblem } from './i-json';
 import { jsonProblem } from './json-safety';
 
 declare module 'node:http' {
   interface IncomingMessage {
     /** The request id: the client's `X-Request-Id` when well formed, else a new UUID (requestId()). */
     id: string;
+    /** The JSON body's bytes, held only while the body is checked (jsonBody()). */
+    rawBody?: Buffer;
   }
 }
 
@@ -65,21 +68,42 @@ function hasBody(req: Request): boolean {
   return (length !== undefined && length !== '0') || req.headers['transfer-encoding'] !== undefined;
 }
 
+/** A charset other than UTF-8: I-JSON (RFC 7493 §2.1) is UTF-8 only; body-parser would take UTF-16. */
+function hasForeignCharset(type: string): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type);
+  return (
+    charset !== null && charset[1].toLowerCase() !== 'utf-8' && charset[1].toLowerCase() !== 'utf8'
+  );
+}
+
 /**
- * JSON body parsing with the envelope for its failures: a body that is not `application/json` is 415
- * (never parsed as a form), malformed JSON is 400, over 1 MiB is 413, and a JSON value that is not an
- * object, that holds a string PostgreSQL cannot store or that is nested deeper than MAX_BODY_DEPTH, is
- * 400.
+ * JSON body parsing with the envelope for its failures: a body that is not `application/json` (or not
+ * UTF-8) is 415 (never parsed as a form), malformed JSON is 400, over 1 MiB is 413, and a JSON value
+ * that is not an object, that holds a string PostgreSQL cannot store, that is nested deeper than
+ * MAX_BODY_DEPTH or that is not I-JSON (a duplicated member name, a noncharacter) is 400 naming the
+ * field.
  */
 export function jsonBody(): RequestHandler {
-  const parse = express.json({ limit: MAX_BODY_BYTES, strict: false, type: () => true });
+  const parse = express.json({
+    limit: MAX_BODY_BYTES,
+    strict: false,
+    type: () => true,
+    // The bytes as received (after any Content-Encoding), for the I-JSON check once parsed.
+    verify: (req, _res, buf) => {
+      (req as Request).rawBody = buf;
+    },
+  });
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) {
       req.body = {};
       return next();
     }
     const type = req.headers['content-type'];
-    if (typeof type !== 'string' || !/^application\/json\s*(;|$)/i.test(type.trim())) {
+    if (
+      typeof type !== 'string' ||
+      !/^application\/json\s*(;|$)/i.test(type.trim()) ||
+      hasForeignCharset(type)
+    ) {
       return sendError(res, {
         status: 415,
         code: 'UNSUPPORTED_MEDIA_TYPE',
@@ -119,7 +143,9 @@ export function jsonBody(): RequestHandler {
           details: { errors: [{ field: 'body', message: 'must be a JSON object' }] },
         });
       }
-      const problem = jsonProblem(body, MAX_BODY_DEPTH);
+      const problem =
+        jsonProblem(body, MAX_BODY_DEPTH) ?? (req.rawBody && iJsonProblem(req.rawBody, body));
+      req.rawBody = undefined;
       if (problem) {
         return sendError(res, {
           status: 400,

@@ -7,7 +7,8 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'VALIDATION_ERROR: invalid body or query (details.errors names each field)',
   401: 'AUTH_ERROR: missing, invalid or revoked credentials',
   404: 'NOT_FOUND: absent or in another workspace',
-  409: 'CONFLICT: duplicate or not allowed in the current state',
+  409: 'CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached',
+  413: 'PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it)',
   429: 'RATE_LIMIT_ERROR: too many requests',
   503: 'SERVICE_UNAVAILABLE',
 };

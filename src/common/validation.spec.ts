@@ -1,16 +1,15 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMinSize,
   IsInt,
+  IsObject,
   IsOptional,
   IsString,
   Length,
   Min,
-  ValidateNested,
   validateSync,
 } from 'class-validator';
 import { ValidationError } from './errors';
-import { createValidationPipe, flattenValidationErrors } from './validation';
+import { AsGiven, createValidationPipe, flattenValidationErrors, Nested } from './validation';
 
 class RetryDto {
   @IsInt()
@@ -26,8 +25,7 @@ class StepDto {
   handler: string;
 
   @IsOptional()
-  @ValidateNested()
-  @Type(() => RetryDto)
+  @Nested(() => RetryDto)
   retry?: RetryDto;
 }
 
@@ -37,8 +35,7 @@ class DefinitionDto {
   name: string;
 
   @ArrayMinSize(1)
-  @ValidateNested({ each: true })
-  @Type(() => StepDto)
+  @Nested(() => StepDto, { each: true })
   steps: StepDto[];
 }
 
@@ -141,5 +138,86 @@ describe('createValidationPipe', () => {
         { field: 'name', message: 'name must be a string' },
       ],
     });
+  });
+});
+
+class OpenDto {
+  @IsString()
+  name: string;
+
+  @IsOptional()
+  @IsObject()
+  @AsGiven()
+  data?: Record<string, unknown>;
+
+  @IsOptional()
+  @Nested(() => RetryDto)
+  retry?: RetryDto;
+}
+
+describe('closed schemas and open data', () => {
+  const SHADOWED = [
+    '__proto__',
+    'constructor',
+    'prototype',
+    'toString',
+    'hasOwnProperty',
+    'valueOf',
+  ];
+
+  async function errorsOf(body: unknown): Promise<unknown> {
+    try {
+      await pipe.transform(body, { type: 'body', metatype: OpenDto });
+    } catch (err) {
+      if (err instanceof ValidationError) return err.details?.errors;
+      throw err;
+    }
+    throw new Error('expected the pipe to reject the body');
+  }
+
+  it.each(SHADOWED)(
+    'refuses %s as an unknown field, at the top and in a nested DTO',
+    async (key) => {
+      const top = JSON.parse(`{"name": "a", "${key}": {"x": 1}}`) as unknown;
+      expect(await errorsOf(top)).toEqual([{ field: key, message: 'is not allowed' }]);
+      const nested = JSON.parse(
+        `{"name": "a", "retry": {"maxAttempts": 1, "${key}": 1}}`,
+      ) as unknown;
+      expect(await errorsOf(nested)).toEqual([
+        { field: `retry.${key}`, message: 'is not allowed' },
+      ]);
+    },
+  );
+
+  it('keeps an open object exactly as given: every key its own, no prototype changed', async () => {
+    const text =
+      '{"name": "a", "data": {"__proto__": {"polluted": true}, "constructor": {"b": 2}, ' +
+      '"prototype": 3, "toString": "s", "deep": [{"__proto__": 1, "constructor": "x"}]}}';
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const dto = (await pipe.transform(body, { type: 'body', metatype: OpenDto })) as OpenDto;
+    expect(dto).toBeInstanceOf(OpenDto);
+    expect(dto.data).toBe(body.data);
+    expect(JSON.stringify(dto.data)).toBe(JSON.stringify(JSON.parse(text).data));
+    expect(Object.keys(dto.data!)).toEqual([
+      '__proto__',
+      'constructor',
+      'prototype',
+      'toString',
+      'deep',
+    ]);
+    expect(Object.getPrototypeOf(dto.data)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('still validates an open field as an object', async () => {
+    expect(await errorsOf({ name: 'a', data: [1] })).toEqual([
+      { field: 'data', message: 'data must be an object' },
+    ]);
+  });
+
+  it('leaves the request body it was given untouched', async () => {
+    const body = JSON.parse('{"name": "a", "__proto__": 1}') as Record<string, unknown>;
+    await errorsOf(body);
+    expect(Object.keys(body)).toEqual(['name', '__proto__']);
   });
 });

@@ -1,4 +1,12 @@
-import { ValidationPipe, ValidationError as ClassValidatorError } from '@nestjs/common';
+// class-transformer's @Type reads design-time types through the Reflect metadata API.
+import 'reflect-metadata';
+import type {
+  ArgumentMetadata,
+  PipeTransform,
+  ValidationError as ClassValidatorError,
+} from '@nestjs/common';
+import { plainToInstance, Type } from 'class-transformer';
+import { getMetadataStorage, ValidateNested, validateSync } from 'class-validator';
 import { FieldError, ValidationError } from './errors';
 
 /** Flattens class-validator's tree into `[{field, message}]` with paths like `steps[2].handler`. */
@@ -18,14 +26,175 @@ export function flattenValidationErrors(errors: ClassValidatorError[], parent = 
   return out;
 }
 
-/** The global pipe: unknown fields rejected, payloads transformed to DTO classes, errors in the envelope. */
-export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
+type DtoClass = new () => object;
+
+const AS_GIVEN = Symbol('validation:as-given');
+const NESTED = Symbol('validation:nested');
+
+function ownMetadata<T>(key: symbol, target: object): Map<string, T> {
+  // Own map per class, seeded with the parent's, so subclasses inherit their parent's fields.
+  if (!Object.prototype.hasOwnProperty.call(target, key)) {
+    const inherited = (target as Record<symbol, Map<string, T> | undefined>)[key];
+    Object.defineProperty(target, key, { value: new Map(inherited ?? []), enumerable: false });
+  }
+  return (target as Record<symbol, Map<string, T>>)[key];
+}
+
+/** What AsGiven() or Nested() recorded for a class and its parents. */
+function metadataOf<T>(key: symbol, cls: DtoClass): Map<string, T> | undefined {
+  return (cls.prototype as Record<symbol, Map<string, T> | undefined>)[key];
+}
+
+/**
+ * The property is taken exactly as the client sent it: class-transformer never copies it. For open
+ * objects (run input, task config, payloads) whose keys are data: class-transformer skips keys named
+ * `__proto__` or `constructor`, drops any key that names a method of Object.prototype (`toString`,
+ * `hasOwnProperty`...) and throws on an object whose `constructor` is not a function. Also for values
+ * checked elsewhere (a definition's steps, validated per type by validateSteps).
+ */
+export function AsGiven(): PropertyDecorator {
+  return (target: object, property: string | symbol) => {
+    ownMetadata<true>(AS_GIVEN, target).set(String(property), true);
+  };
+}
+
+/** A nested DTO (or array of them): transformed to `cls`, validated, closed like its parent. */
+export function Nested(cls: () => DtoClass, options?: { each?: boolean }): PropertyDecorator {
+  return (target: object, property: string | symbol) => {
+    Type(cls)(target, property);
+    ValidateNested({ each: options?.each })(target, property);
+    ownMetadata<() => DtoClass>(NESTED, target).set(String(property), cls);
+  };
+}
+
+/**
+ * Keys that class-transformer skips or cannot copy onto an instance: they would vanish from a closed
+ * schema instead of being refused as unknown, so they are refused here by name (`__proto__`,
+ * `constructor`, Object.prototype's methods; `prototype` for good measure).
+ */
+const SHADOWED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+const knownProperties = new WeakMap<object, Set<string>>();
+
+function propertiesOf(cls: DtoClass): Set<string> {
+  let known = knownProperties.get(cls);
+  if (!known) {
+    const metas = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false);
+    known = new Set(metas.map((m) => m.propertyName));
+    knownProperties.set(cls, known);
+  }
+  return known;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
+
+/**
+ * The copy of `raw` that class-transformer may see: shadowed keys left out (and reported as not
+ * allowed), `@AsGiven` values left out (put back by restore()), nested DTOs prepared alike.
+ */
+function prepare(
+  cls: DtoClass,
+  raw: Record<string, unknown>,
+  path: string,
+  errors: FieldError[],
+): Record<string, unknown> {
+  const known = propertiesOf(cls);
+  const asGiven = metadataOf<true>(AS_GIVEN, cls);
+  const nested = metadataOf<() => DtoClass>(NESTED, cls);
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(raw)) {
+    if (!known.has(key)) {
+      if (SHADOWED_KEYS.has(key))
+        errors.push({ field: join(path, key), message: 'is not allowed' });
+      else copy[key] = raw[key];
+      continue;
+    }
+    if (asGiven?.has(key)) continue;
+    const value = raw[key];
+    const inner = nested?.get(key)?.();
+    if (inner && isPlainObject(value)) {
+      copy[key] = prepare(inner, value, join(path, key), errors);
+    } else if (inner && Array.isArray(value)) {
+      copy[key] = value.map((item: unknown, i) =>
+        isPlainObject(item) ? prepare(inner, item, `${join(path, key)}[${i}]`, errors) : item,
+      );
+    } else {
+      copy[key] = value;
+    }
+  }
+  return copy;
+}
+
+/** Puts the `@AsGiven` values of `raw` back onto the instance built from prepare()'s copy. */
+function restore(cls: DtoClass, raw: Record<string, unknown>, dto: Record<string, unknown>): void {
+  const asGiven = metadataOf<true>(AS_GIVEN, cls);
+  const nested = metadataOf<() => DtoClass>(NESTED, cls);
+  for (const key of asGiven?.keys() ?? []) {
+    if (Object.prototype.hasOwnProperty.call(raw, key)) dto[key] = raw[key];
+  }
+  for (const [key, inner] of nested ?? []) {
+    const value = raw[key];
+    const built = dto[key];
+    if (isPlainObject(value) && isPlainObject(built)) restore(inner(), value, built);
+    if (Array.isArray(value) && Array.isArray(built)) {
+      value.forEach((item: unknown, i) => {
+        const b: unknown = built[i];
+        if (isPlainObject(item) && isPlainObject(b)) restore(inner(), item, b);
+      });
+    }
+  }
+}
+
+/**
+ * Builds and validates a DTO from a plain JSON object: unknown fields are "is not allowed" (also those
+ * class-transformer would silently skip), no implicit type conversion, `@AsGiven` values kept exactly
+ * as given. Field paths start at `path` (`steps[2].handler`).
+ */
+export function validateDto<T extends object>(
+  cls: new () => T,
+  raw: Record<string, unknown>,
+  path = '',
+): { dto: T; errors: FieldError[] } {
+  const errors: FieldError[] = [];
+  const dto = plainToInstance(cls, prepare(cls, raw, path, errors), {
+    enableImplicitConversion: false,
+  });
+  restore(cls, raw, dto as Record<string, unknown>);
+  const result = validateSync(dto, {
     whitelist: true,
     forbidNonWhitelisted: true,
-    transform: true,
-    transformOptions: { enableImplicitConversion: false },
     validationError: { target: false, value: false },
-    exceptionFactory: (errors) => new ValidationError(flattenValidationErrors(errors)),
   });
+  errors.push(...flattenValidationErrors(result, path));
+  return { dto, errors };
+}
+
+/**
+ * The global pipe for `@Body()` and `@Query()` DTOs: unknown fields rejected, payloads transformed to
+ * DTO classes, errors in the envelope. The request's own object is never modified (Nest's
+ * ValidationPipe deletes `__proto__` keys from it, so they vanished from open data).
+ */
+export class DtoValidationPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    const cls = metadata.metatype as DtoClass | undefined;
+    if ((metadata.type !== 'body' && metadata.type !== 'query') || !isDtoClass(cls)) return value;
+    if (!isPlainObject(value)) {
+      throw ValidationError.field(metadata.type, 'must be a JSON object');
+    }
+    const { dto, errors } = validateDto(cls, value);
+    if (errors.length > 0) throw new ValidationError(errors);
+    return dto;
+  }
+}
+
+function isDtoClass(cls: unknown): cls is DtoClass {
+  return typeof cls === 'function' && propertiesOf(cls as DtoClass).size > 0;
+}
+
+export function createValidationPipe(): DtoValidationPipe {
+  return new DtoValidationPipe();
 }

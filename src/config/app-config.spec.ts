@@ -40,6 +40,15 @@ describe('loadConfig', () => {
       webhooks: { retryDelaysMs: [0, 5000, 30000], timeoutMs: 10000, allowPrivateNetworks: false },
       encryption: { key: undefined, previousKeys: [] },
       logLevel: 'info',
+      limits: {
+        definitionsPerWorkspace: 500,
+        definitionBytes: 65536,
+        runInputBytes: 262144,
+        signalPayloadBytes: 65536,
+        approvalContentBytes: 65536,
+        pendingApprovalsPerWorkspace: 500,
+        definitionCacheBytes: 67108864,
+      },
     });
   });
 
@@ -69,6 +78,13 @@ describe('loadConfig', () => {
       ENCRYPTION_KEY: KEY_A,
       ENCRYPTION_KEY_PREVIOUS: `${KEY_B}, ${KEY_C}`,
       LOG_LEVEL: 'debug',
+      MAX_DEFINITIONS_PER_WORKSPACE: '10',
+      MAX_DEFINITION_BYTES: '2048',
+      MAX_RUN_INPUT_BYTES: '4096',
+      MAX_SIGNAL_PAYLOAD_BYTES: '1024',
+      MAX_APPROVAL_CONTENT_BYTES: '3000',
+      MAX_PENDING_APPROVALS_PER_WORKSPACE: '7',
+      EXECUTOR_DEFINITION_CACHE_BYTES: '0',
     });
     expect(config).toEqual({
       port: 8080,
@@ -94,6 +110,15 @@ describe('loadConfig', () => {
         previousKeys: [Buffer.from(KEY_B, 'base64'), Buffer.from(KEY_C, 'base64url')],
       },
       logLevel: 'debug',
+      limits: {
+        definitionsPerWorkspace: 10,
+        definitionBytes: 2048,
+        runInputBytes: 4096,
+        signalPayloadBytes: 1024,
+        approvalContentBytes: 3000,
+        pendingApprovalsPerWorkspace: 7,
+        definitionCacheBytes: 0,
+      },
     });
   });
 
@@ -198,6 +223,27 @@ describe('loadConfig', () => {
     const problems = problemsOf({ PORT: 'abc', LOG_LEVEL: 'loud', REDIS_URL: 'nope' });
     const named = problems.map((p) => p.split(':')[0]);
     expect(new Set(named)).toEqual(new Set(['PORT', 'LOG_LEVEL', 'REDIS_URL']));
+  });
+
+  it('refuses storage limits out of their range, naming each', () => {
+    const problems = problemsOf({
+      MAX_DEFINITIONS_PER_WORKSPACE: '0',
+      MAX_DEFINITION_BYTES: '2000000',
+      MAX_RUN_INPUT_BYTES: '12',
+      MAX_SIGNAL_PAYLOAD_BYTES: 'lots',
+      MAX_PENDING_APPROVALS_PER_WORKSPACE: '-1',
+      EXECUTOR_DEFINITION_CACHE_BYTES: '1.5',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
+      [
+        'EXECUTOR_DEFINITION_CACHE_BYTES',
+        'MAX_DEFINITIONS_PER_WORKSPACE',
+        'MAX_DEFINITION_BYTES',
+        'MAX_PENDING_APPROVALS_PER_WORKSPACE',
+        'MAX_RUN_INPUT_BYTES',
+        'MAX_SIGNAL_PAYLOAD_BYTES',
+      ].sort(),
+    );
   });
 
   it('puts every problem in the error message', () => {

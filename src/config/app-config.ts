@@ -24,6 +24,9 @@ const toBool = ({ value }: { value: unknown }): unknown => {
   return value;
 };
 
+/** A request body is at most 1 MiB, so no size limit on a part of one needs to be larger. */
+const MAX_JSON_LIMIT_BYTES = 1024 * 1024;
+
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
 
@@ -162,6 +165,47 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
+
+  // What a workspace may store (README "Limits on stored data"): each bounds the worst case of a list
+  // the contract answers without pagination, or of a run's page.
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  MAX_DEFINITIONS_PER_WORKSPACE = 500;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(MAX_JSON_LIMIT_BYTES)
+  MAX_DEFINITION_BYTES = 65_536;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(MAX_JSON_LIMIT_BYTES)
+  MAX_RUN_INPUT_BYTES = 262_144;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(MAX_JSON_LIMIT_BYTES)
+  MAX_SIGNAL_PAYLOAD_BYTES = 65_536;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(MAX_JSON_LIMIT_BYTES)
+  MAX_APPROVAL_CONTENT_BYTES = 65_536;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  MAX_PENDING_APPROVALS_PER_WORKSPACE = 500;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  EXECUTOR_DEFINITION_CACHE_BYTES = 67_108_864;
 }
 
 export interface ModelPrice {
@@ -198,6 +242,19 @@ export interface AppConfig {
    */
   encryption: { key?: Buffer; previousKeys: Buffer[] };
   logLevel: string;
+  limits: StorageLimits;
+}
+
+/** Per-workspace storage limits; `*Bytes` count the UTF-8 bytes of the value's JSON. */
+export interface StorageLimits {
+  definitionsPerWorkspace: number;
+  definitionBytes: number;
+  runInputBytes: number;
+  signalPayloadBytes: number;
+  approvalContentBytes: number;
+  pendingApprovalsPerWorkspace: number;
+  /** Approximate bytes of definition steps the executor keeps in memory; 0 disables the cache. */
+  definitionCacheBytes: number;
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -296,6 +353,13 @@ export const CONFIG_VARIABLES = [
   'ENCRYPTION_KEY',
   'ENCRYPTION_KEY_PREVIOUS',
   'LOG_LEVEL',
+  'MAX_DEFINITIONS_PER_WORKSPACE',
+  'MAX_DEFINITION_BYTES',
+  'MAX_RUN_INPUT_BYTES',
+  'MAX_SIGNAL_PAYLOAD_BYTES',
+  'MAX_APPROVAL_CONTENT_BYTES',
+  'MAX_PENDING_APPROVALS_PER_WORKSPACE',
+  'EXECUTOR_DEFINITION_CACHE_BYTES',
 ] as const;
 
 const TYPE_RULES = ['isInt', 'isBoolean', 'isString'];
@@ -357,5 +421,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     encryption,
     logLevel: vars.LOG_LEVEL ?? 'info',
+    limits: {
+      definitionsPerWorkspace: vars.MAX_DEFINITIONS_PER_WORKSPACE,
+      definitionBytes: vars.MAX_DEFINITION_BYTES,
+      runInputBytes: vars.MAX_RUN_INPUT_BYTES,
+      signalPayloadBytes: vars.MAX_SIGNAL_PAYLOAD_BYTES,
+      approvalContentBytes: vars.MAX_APPROVAL_CONTENT_BYTES,
+      pendingApprovalsPerWorkspace: vars.MAX_PENDING_APPROVALS_PER_WORKSPACE,
+      definitionCacheBytes: vars.EXECUTOR_DEFINITION_CACHE_BYTES,
+    },
   };
 }

@@ -15,7 +15,7 @@ export class DefinitionsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Register an immutable, versioned workflow definition' })
   @ApiEnvelope(DefinitionDto, 201)
-  @ApiErrors(400, 401, 409)
+  @ApiErrors(400, 401, 409, 413)
   create(
     @CurrentWorkspace() workspaceId: string,
     @Body() dto: CreateDefinitionDto,

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
+import { pgPool, withTransaction } from '../common/database';
 import type { StepDefinition } from './steps/step-types';
 
 export interface DefinitionRow {
@@ -16,18 +18,35 @@ export interface DefinitionRow {
 /** Definitions are immutable: insert and read only. Every read is scoped by workspace first. */
 @Injectable()
 export class DefinitionsRepository {
-  constructor(private readonly db: DataSource) {}
+  private readonly pool: Pool;
 
-  async insert(
+  constructor(private readonly db: DataSource) {
+    this.pool = pgPool(db);
+  }
+
+  /**
+   * Inserts a definition unless the workspace already holds `limit` of them (every version counts).
+   * The workspace row lock serialises concurrent creations, so the limit holds under concurrency.
+   */
+  insert(
     workspaceId: string,
-    d: { name: string; version: string; description?: string; steps: StepDefinition[] },
-  ): Promise<DefinitionRow> {
-    const rows = await this.db.query<DefinitionRow[]>(
-      `INSERT INTO workflow_definitions (workspace_id, name, version, description, steps)
-       VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-      [workspaceId, d.name, d.version, d.description ?? null, JSON.stringify(d.steps)],
-    );
-    return rows[0];
+    d: { name: string; version: string; description?: string; stepsJson: string },
+    limit: number,
+  ): Promise<DefinitionRow | 'limit'> {
+    return withTransaction(this.pool, async (client) => {
+      await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
+      const count = await client.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM workflow_definitions WHERE workspace_id = $1',
+        [workspaceId],
+      );
+      if (count.rows[0].n >= limit) return 'limit';
+      const rows = await client.query<DefinitionRow>(
+        `INSERT INTO workflow_definitions (workspace_id, name, version, description, steps)
+         VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+        [workspaceId, d.name, d.version, d.description ?? null, d.stepsJson],
+      );
+      return rows.rows[0];
+    });
   }
 
   list(workspaceId: string): Promise<DefinitionRow[]> {

@@ -1,6 +1,14 @@
-import { Injectable } from '@nestjs/common';
-import { ConflictError, isUniqueViolation, NotFoundError, ValidationError } from '../common/errors';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  ConflictError,
+  isUniqueViolation,
+  LimitExceededError,
+  NotFoundError,
+  ValidationError,
+} from '../common/errors';
 import { isUuid } from '../common/ids';
+import { jsonWithin } from '../common/limits';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DefinitionRow, DefinitionsRepository } from './definitions.repository';
 import { CreateDefinitionDto, DefinitionDto } from './dto/definition.dto';
 import { validateSteps } from './steps/validate-steps';
@@ -20,13 +28,32 @@ function toDto(row: DefinitionRow): DefinitionDto {
 
 @Injectable()
 export class DefinitionsService {
-  constructor(private readonly repo: DefinitionsRepository) {}
+  constructor(
+    private readonly repo: DefinitionsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   async create(workspaceId: string, dto: CreateDefinitionDto): Promise<DefinitionDto> {
     const { steps, errors } = validateSteps(dto.steps);
     if (errors.length > 0) throw new ValidationError(errors);
+    const { definitionBytes, definitionsPerWorkspace } = this.config.limits;
+    const stepsJson = jsonWithin(steps, definitionBytes, 'steps', 'MAX_DEFINITION_BYTES');
     try {
-      return toDto(await this.repo.insert(workspaceId, { ...dto, steps }));
+      const row = await this.repo.insert(
+        workspaceId,
+        { name: dto.name, version: dto.version, description: dto.description, stepsJson },
+        definitionsPerWorkspace,
+      );
+      if (row === 'limit') {
+        throw new LimitExceededError(
+          409,
+          'body',
+          { name: 'MAX_DEFINITIONS_PER_WORKSPACE', value: definitionsPerWorkspace },
+          `the workspace already holds ${definitionsPerWorkspace} definitions (every version ` +
+            'counts), the most allowed (MAX_DEFINITIONS_PER_WORKSPACE)',
+        );
+      }
+      return toDto(row);
     } catch (err) {
       if (isUniqueViolation(err, 'workflow_definitions_name_version_key')) {
         throw new ConflictError(

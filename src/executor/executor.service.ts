@@ -18,6 +18,7 @@ import { PgListener } from '../common/pg-listener';
 import { timerDelay } from '../common/timers';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../definitions/steps/step-types';
+import { DefinitionCache } from './definition-cache';
 import * as SQL from './executor.sql';
 import { OutcomeBatcher } from './outcome-batcher';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
@@ -93,7 +94,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly pool: Pool;
   private readonly batcher: OutcomeBatcher;
   private readonly executors = new Map<string, StepExecutor>();
-  private readonly definitions = new Map<string, StepDefinition[]>();
+  private readonly definitions: DefinitionCache;
   /** In-flight steps: step run id -> its run and abort controller. */
   private readonly inFlight = new Map<string, { runId: string; abort: AbortController }>();
   private listener?: PgListener;
@@ -113,6 +114,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   ) {
     this.pool = pgPool(db);
     this.batcher = new OutcomeBatcher(this.pool, this.workerId, config.executor.leaseMs);
+    this.definitions = new DefinitionCache(config.limits.definitionCacheBytes);
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -486,7 +488,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       definitionId,
     ]);
     const steps = res.rows[0].steps;
-    if (this.definitions.size > 5000) this.definitions.clear();
     this.definitions.set(definitionId, steps);
     return steps;
   }

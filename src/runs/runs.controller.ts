@@ -28,7 +28,7 @@ export class RunsController {
   })
   @ApiEnvelope(RunDto, 201)
   @ApiEnvelope(RunDto, 200)
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(400, 401, 404, 413)
   async create(
     @CurrentWorkspace() workspaceId: string,
     @Body() dto: CreateRunDto,
@@ -74,7 +74,7 @@ export class RunsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Deliver a signal to a WAITING run' })
   @ApiEnvelope(RunTransitionDto)
-  @ApiErrors(400, 401, 404, 409)
+  @ApiErrors(400, 401, 404, 409, 413)
   resume(
     @CurrentWorkspace() workspaceId: string,
     @Param('id') id: string,

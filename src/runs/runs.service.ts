@@ -1,8 +1,10 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Paginated } from '../common/envelope';
 import { ConflictError, NotFoundError } from '../common/errors';
 import { isUuid } from '../common/ids';
+import { jsonWithin } from '../common/limits';
 import { offsetOf, PageQueryDto } from '../common/pagination';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { DefinitionsRepository } from '../definitions/definitions.repository';
 import {
   CreateRunDto,
@@ -39,10 +41,13 @@ export class RunsService {
   constructor(
     private readonly runs: RunsRepository,
     private readonly definitions: DefinitionsRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   async create(workspaceId: string, dto: CreateRunDto): Promise<{ run: RunDto; created: boolean }> {
     if (!isUuid(dto.definitionId)) throw new NotFoundError('workflow definition');
+    const { runInputBytes } = this.config.limits;
+    jsonWithin(dto.input ?? {}, runInputBytes, 'input', 'MAX_RUN_INPUT_BYTES');
     const result = await this.runs.create(
       workspaceId,
       dto.definitionId,
@@ -87,6 +92,8 @@ export class RunsService {
 
   async resume(workspaceId: string, id: string, dto: ResumeRunDto): Promise<RunTransitionDto> {
     if (!isUuid(id)) throw new NotFoundError('workflow run');
+    const { signalPayloadBytes } = this.config.limits;
+    jsonWithin(dto.payload ?? {}, signalPayloadBytes, 'payload', 'MAX_SIGNAL_PAYLOAD_BYTES');
     const result = await this.runs.resume(workspaceId, id, dto.signalType, dto.payload ?? {});
     return this.answer(result, () => NOT_WAITING);
   }

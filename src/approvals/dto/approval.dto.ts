@@ -8,6 +8,7 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
+import { AsGiven } from '../../common/validation';
 
 export const DECISIONS = ['approved', 'rejected', 'edited'] as const;
 export type Decision = (typeof DECISIONS)[number];
@@ -33,10 +34,12 @@ export class DecideApprovalDto {
     description:
       "Required when decision is `edited`: replaces the state value at the step's contentKey. " +
       'When the content under review was wrapped as `{value}` (the state value was not an object), ' +
-      '`{value: x}` puts `x` back. Ignored for other decisions.',
+      '`{value: x}` puts `x` back. Ignored for other decisions. Kept exactly as given; at most ' +
+      'MAX_APPROVAL_CONTENT_BYTES (default 65536) UTF-8 bytes of JSON, 413 otherwise.',
   })
   @ValidateIf((o: DecideApprovalDto) => o.decision === 'edited' || o.editedContent !== undefined)
   @IsObject({ message: 'editedContent must be an object (required when decision is edited)' })
+  @AsGiven()
   editedContent?: Record<string, unknown>;
 
   @ApiPropertyOptional({

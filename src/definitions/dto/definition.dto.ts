@@ -8,6 +8,7 @@ import {
   Length,
   MaxLength,
 } from 'class-validator';
+import { AsGiven } from '../../common/validation';
 import type { StepDefinition } from '../steps/step-types';
 
 export const MAX_STEPS_PER_DEFINITION = 200;
@@ -32,7 +33,9 @@ export class CreateDefinitionDto {
   @ApiProperty({
     description:
       'Ordered steps; each has type (task, wait, condition, external_event, llm, approval), a unique ' +
-      'name and the fields of its type (see README).',
+      'name and the fields of its type (see README). At most MAX_DEFINITION_BYTES (default ' +
+      '65536) UTF-8 bytes of JSON (413); a workspace holds at most MAX_DEFINITIONS_PER_WORKSPACE ' +
+      '(default 500) definitions, every version counting (409).',
     example: [
       { type: 'task', name: 'prepare', handler: 'transform', config: { expression: '{"n": 1}' } },
       { type: 'external_event', name: 'await-payment', signalType: 'payment.received' },
@@ -43,6 +46,7 @@ export class CreateDefinitionDto {
   @IsArray()
   @ArrayMinSize(1)
   @ArrayMaxSize(MAX_STEPS_PER_DEFINITION)
+  @AsGiven()
   steps: unknown[];
 }
 

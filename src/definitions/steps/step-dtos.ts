@@ -1,4 +1,3 @@
-import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -14,7 +13,6 @@ import {
   Max,
   MaxLength,
   Min,
-  ValidateNested,
 } from 'class-validator';
 import { MAX_TIMER_MS } from '../../common/timers';
 
@@ -25,6 +23,7 @@ const MAX_DUE_IN_MS = 31_536_000_000;
 const TIMER_LIMIT = {
   message: `$property must not be greater than ${MAX_TIMER_MS} (the longest delay a timer can wait, about 24.8 days)`,
 };
+import { AsGiven, Nested } from '../../common/validation';
 
 /**
  * One class per step type (design §4, §5), validated with unknown fields rejected. Cross-step rules
@@ -50,7 +49,7 @@ abstract class BaseStepDto {
 
   @IsOptional() @IsString() @Length(1, 200) outputKey?: string;
 
-  @IsOptional() @IsObject() @ValidateNested() @Type(() => RetryPolicyDto) retry?: RetryPolicyDto;
+  @IsOptional() @IsObject() @Nested(() => RetryPolicyDto) retry?: RetryPolicyDto;
 
   /** A timer in the process (the step's timeout, or each llm call's), except for external_event. */
   @IsOptional() @IsInt() @Min(1) @Max(MAX_TIMER_MS, TIMER_LIMIT) timeoutMs?: number;
@@ -58,7 +57,7 @@ abstract class BaseStepDto {
 
 export class TaskStepDto extends BaseStepDto {
   @IsString() @Length(1, 100) handler: string;
-  @IsOptional() @IsObject() config?: Record<string, unknown>;
+  @IsOptional() @IsObject() @AsGiven() config?: Record<string, unknown>;
 }
 
 export class WaitStepDto extends BaseStepDto {
@@ -93,7 +92,7 @@ export class LlmToolDto {
   name: string;
   @IsOptional() @IsString() @MaxLength(1000) description?: string;
   @IsString() @Length(1, 100) handler: string;
-  @IsObject() parameters: Record<string, unknown>;
+  @IsObject() @AsGiven() parameters: Record<string, unknown>;
 }
 
 export class LlmGuardrailsDto {
@@ -110,7 +109,7 @@ export class LlmGuardrailsDto {
   @IsString({ each: true })
   @MaxLength(1000, { each: true })
   requiredPatterns?: string[];
-  @IsOptional() @IsObject() jsonSchema?: Record<string, unknown>;
+  @IsOptional() @IsObject() @AsGiven() jsonSchema?: Record<string, unknown>;
 }
 
 export class LlmStepDto extends BaseStepDto {
@@ -120,8 +119,7 @@ export class LlmStepDto extends BaseStepDto {
   @ArrayMinSize(1)
   @ArrayMaxSize(200)
   @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => LlmMessageDto)
+  @Nested(() => LlmMessageDto, { each: true })
   messages: LlmMessageDto[];
 
   @IsOptional()
@@ -142,14 +140,12 @@ export class LlmStepDto extends BaseStepDto {
   @IsArray()
   @ArrayMaxSize(50)
   @IsObject({ each: true })
-  @ValidateNested({ each: true })
-  @Type(() => LlmToolDto)
+  @Nested(() => LlmToolDto, { each: true })
   tools?: LlmToolDto[];
 
   @IsOptional()
   @IsObject()
-  @ValidateNested()
-  @Type(() => LlmGuardrailsDto)
+  @Nested(() => LlmGuardrailsDto)
   guardrails?: LlmGuardrailsDto;
 
   @IsOptional() @IsString() @IsIn(['text', 'json']) responseFormat?: string;

@@ -1,9 +1,7 @@
-import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
 import type { FieldError } from '../../common/errors';
 import { expressionSyntaxError } from '../../common/jsonata';
 import { MAX_TIMER_MS } from '../../common/timers';
-import { flattenValidationErrors } from '../../common/validation';
+import { validateDto } from '../../common/validation';
 import { STEP_DTO_BY_TYPE } from './step-dtos';
 import { STEP_TYPES, type StepDefinition } from './step-types';
 
@@ -120,13 +118,7 @@ export function validateSteps(raw: unknown[]): { steps: StepDefinition[]; errors
       return;
     }
     const cls: new () => object = STEP_DTO_BY_TYPE[type as keyof typeof STEP_DTO_BY_TYPE];
-    const dto = plainToInstance(cls, step);
-    const result = validateSync(dto, {
-      whitelist: true,
-      forbidNonWhitelisted: true,
-      validationError: { target: false, value: false },
-    });
-    errors.push(...flattenValidationErrors(result, prefix));
+    errors.push(...validateDto(cls, step, prefix).errors);
     errors.push(...typeSpecificErrors(step, prefix));
     if (typeof step.name === 'string') {
       if (names.has(step.name)) {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
+import { AsGiven } from '../../common/validation';
 
 export const RUN_STATUSES = [
   'PENDING',
@@ -22,9 +23,17 @@ export class CreateRunDto {
   @Length(1, 100)
   definitionId: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    default: {},
+    description:
+      'Any JSON object, kept exactly as given (keys such as __proto__ are data); at most ' +
+      'MAX_RUN_INPUT_BYTES (default 262144) UTF-8 bytes of JSON, 413 otherwise',
+  })
   @ValidateIf(isGiven)
   @IsObject()
+  @AsGiven()
   input?: Record<string, unknown>;
 
   @ApiPropertyOptional({ maxLength: 255 })
@@ -53,9 +62,17 @@ export class ResumeRunDto {
   @Length(1, 100)
   signalType: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, default: {} })
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    default: {},
+    description:
+      'Any JSON object, kept exactly as given; at most MAX_SIGNAL_PAYLOAD_BYTES (default 65536) ' +
+      'UTF-8 bytes of JSON, 413 otherwise',
+  })
   @ValidateIf(isGiven)
   @IsObject()
+  @AsGiven()
   payload?: Record<string, unknown>;
 }
 

@@ -1,7 +1,11 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createPinoLogger } from './common/logger';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
+import {
+  EmbeddedStartError,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from './database/embedded-postgres';
 import { runMigrations } from './database/migrations';
 import { createApp } from './bootstrap';
 
@@ -58,12 +62,23 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A closed terminal: without a handler Node would end at once, leaving the embedded server (in a
+  // process group of its own) running.
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
 
   if (!config.databaseUrl) {
-    logger.info('DATABASE_URL is not set: starting an embedded PostgreSQL under ./.data/postgres');
+    logger.info(
+      'DATABASE_URL is not set: starting an embedded PostgreSQL (data in ./.data/postgres)',
+    );
     const embedded = await startEmbeddedPostgres('.data/postgres', (m) =>
       logger.debug({ postgres: m }),
     );
+    if (embedded.relocatedFrom) {
+      logger.warn(
+        `running as root and the "postgres" user cannot enter ${embedded.relocatedFrom}: ` +
+          `the embedded PostgreSQL keeps its data in ${embedded.dataDir} instead`,
+      );
+    }
     running.embedded = embedded;
     config = { ...config, databaseUrl: embedded.url };
   }
@@ -93,6 +108,15 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error('failed to start:', err);
+  if (err instanceof EmbeddedStartError) {
+    // One line, no stack: the reader needs what to do, not where in the code it failed.
+    const asRoot = process.getuid?.() === 0 ? ', or run the service as a normal user' : '';
+    console.error(
+      `failed to start the embedded PostgreSQL (DATABASE_URL is not set): ${err.message}. ` +
+        `Set DATABASE_URL to a PostgreSQL server you run${asRoot}.`,
+    );
+  } else {
+    console.error('failed to start:', err);
+  }
   process.exit(1);
 });

@@ -210,6 +210,28 @@ describe('a database outage', () => {
     await receiver?.close();
   });
 
+  it('documents 503 SERVICE_UNAVAILABLE with Retry-After on every route of the table', async () => {
+    const doc = (await http.get('/openapi.json')).body as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+    };
+    const operationOf = (route: RouteCase) => {
+      const concrete = route.path.replace(/:\w+/g, 'x');
+      const template = Object.keys(doc.paths).find((p) =>
+        new RegExp(`^${p.replace(/\{[^}]+\}/g, '[^/]+')}$`).test(concrete),
+      );
+      return template ? doc.paths[template][route.method.toLowerCase()] : undefined;
+    };
+    for (const route of ROUTES) {
+      expect({
+        route: label(route),
+        headers: operationOf(route)?.responses['503']?.headers,
+      }).toEqual({
+        route: label(route),
+        headers: { 'Retry-After': expect.any(Object) },
+      });
+    }
+  });
+
   describe('while the database cannot be reached', () => {
     beforeAll(async () => {
       await proxy.cut();

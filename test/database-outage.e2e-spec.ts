@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createTestDatabase } from './support/database';
@@ -19,11 +20,11 @@ import { createDefinition, startRun, waitForRun } from './support/workflows';
  * Design §9: while the database cannot be reached, every route that needs it answers 503
  * SERVICE_UNAVAILABLE with Retry-After, quickly; /live stays 200 and /ready is 503; once the database is
  * back the service serves again by itself. The service is its own process (the deployment shape, and a
- * crash would show as an exit) whose only way to the database is a loopback TCP proxy that the test
- * cuts (every connection reset, new ones refused) and restores.
+ * crash would show as an exit) whose only way to the database is a loopback TCP proxy, so that the
+ * test can make the database refuse connections or fall silent, or close the database itself.
  */
 
-const CONNECT_TIMEOUT_MS = 2000;
+const CONNECT_TIMEOUT_MS = 1000;
 /** Generous: a refused connection fails at once, a silent one after CONNECT_TIMEOUT_MS. */
 const ANSWER_BOUND_MS = 5 * CONNECT_TIMEOUT_MS;
 
@@ -35,6 +36,25 @@ interface Ids {
   spareKeyId: string;
   spareWebhookId: string;
   keylessWorkspaceId: string;
+}
+
+interface Outage {
+  name: string;
+  begin(): Promise<void>;
+  end(): Promise<void>;
+  /** Requests per route while it lasts. */
+  attempts: number;
+}
+
+/** Runs statements on the server's maintenance database (never on the database under test). */
+async function onServer(...statements: string[]): Promise<void> {
+  const admin = new Client({ connectionString: process.env.WF_TEST_SERVER_URL });
+  await admin.connect();
+  try {
+    for (const statement of statements) await admin.query(statement);
+  } finally {
+    await admin.end();
+  }
 }
 
 interface RouteCase {
@@ -125,7 +145,8 @@ describe('a database outage', () => {
   let hold: HoldServer;
   let owner: WorkspaceWithKey;
   let ids: Ids;
-  /** A run whose first step is in flight when the database goes away. */
+  let databaseName: string;
+  /** A run whose first step is in flight through every outage. */
   let runBeforeOutage: string;
 
   async function call(route: RouteCase) {
@@ -137,10 +158,29 @@ describe('a database outage', () => {
     return { res, elapsed: Date.now() - started };
   }
 
+  /** A key to revoke, a webhook to delete and a workspace without a key, for the next outage. */
+  async function arrangeTargets(): Promise<void> {
+    const spareKey = await http
+      .post('/v1/api-keys')
+      .set('x-api-key', ids.key)
+      .send({ name: 'spare' });
+    const spareHook = await http
+      .post('/v1/webhooks')
+      .set('x-api-key', ids.key)
+      .send({ url: 'https://127.0.0.1:9/spare', events: ['workflow.failed'] });
+    const keyless = await http
+      .post('/v1/workspaces')
+      .send({ name: 'No key yet', slug: uniqueSlug('keyless') });
+    ids.spareKeyId = spareKey.body.data.id as string;
+    ids.spareWebhookId = spareHook.body.data.id as string;
+    ids.keylessWorkspaceId = keyless.body.data.id as string;
+  }
+
   beforeAll(async () => {
     receiver = await startHttpsReceiver();
     hold = await startHoldServer();
     const databaseUrl = await createTestDatabase();
+    databaseName = new URL(databaseUrl).pathname.slice(1);
     const server = new URL(process.env.WF_TEST_SERVER_URL!);
     proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
     service = startService({
@@ -164,20 +204,12 @@ describe('a database outage', () => {
 
     owner = await createWorkspaceWithKey(http);
     const key = owner.key;
-    const spareKey = await http.post('/v1/api-keys').set('x-api-key', key).send({ name: 'spare' });
     const hookUrl = receiver.route('/completed');
     const hook = await http
       .post('/v1/webhooks')
       .set('x-api-key', key)
       .send({ url: hookUrl, events: ['workflow.completed'] });
     receiver.setSecret('/completed', hook.body.data.secret as string);
-    const spareHook = await http
-      .post('/v1/webhooks')
-      .set('x-api-key', key)
-      .send({ url: 'https://127.0.0.1:9/spare', events: ['workflow.failed'] });
-    const keyless = await http
-      .post('/v1/workspaces')
-      .send({ name: 'No key yet', slug: uniqueSlug('keyless') });
     const definitionId = await createDefinition(http, key, [
       { type: 'task', name: 'only', handler: 'noop' },
     ]);
@@ -188,9 +220,9 @@ describe('a database outage', () => {
       definitionId,
       runId,
       webhookId: hook.body.data.id as string,
-      spareKeyId: spareKey.body.data.id as string,
-      spareWebhookId: spareHook.body.data.id as string,
-      keylessWorkspaceId: keyless.body.data.id as string,
+      spareKeyId: '',
+      spareWebhookId: '',
+      keylessWorkspaceId: '',
     };
 
     const slowDefinition = await createDefinition(http, key, [
@@ -232,74 +264,118 @@ describe('a database outage', () => {
     }
   });
 
-  describe('while the database cannot be reached', () => {
-    beforeAll(async () => {
-      await proxy.cut();
-    });
+  const UNAVAILABLE = {
+    success: false,
+    error: { code: 'SERVICE_UNAVAILABLE', message: 'database unavailable' },
+  };
 
-    it('keeps /live at 200 and answers /ready 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
-      const live = await http.get('/live');
-      expect(live.status).toBe(200);
-      expect(live.body).toEqual({ success: true, data: { status: 'ok' } });
-      const ready = await http.get('/ready');
-      expect(ready.status).toBe(503);
-      expect(ready.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-      expect(ready.body).toEqual({
-        success: false,
-        error: { code: 'SERVICE_UNAVAILABLE', message: 'database unavailable' },
+  /** Three ways the database goes away, each ended again within the test. */
+  const OUTAGES: Outage[] = [
+    {
+      name: 'the database host refuses connections',
+      begin: () => proxy.cut('refuse'),
+      end: () => proxy.restore(),
+      attempts: 2,
+    },
+    {
+      name: 'the network drops every packet',
+      begin: () => proxy.cut('silence'),
+      end: () => proxy.restore(),
+      // Each request waits for the connect timeout: once per route is enough.
+      attempts: 1,
+    },
+    {
+      name: 'the database refuses new sessions and ends the open ones',
+      begin: () =>
+        onServer(
+          `ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS false`,
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+            WHERE datname = '${databaseName}' AND pid <> pg_backend_pid()`,
+        ),
+      end: () => onServer(`ALTER DATABASE ${databaseName} ALLOW_CONNECTIONS true`),
+      attempts: 2,
+    },
+  ];
+
+  describe.each(OUTAGES.map((o) => [o.name, o] as const))('when %s', (_name, outage) => {
+    describe('while the database cannot be reached', () => {
+      beforeAll(async () => {
+        // Fresh targets for the routes that change something (revoke, delete, first key).
+        await arrangeTargets();
+        await outage.begin();
+      }, 30_000);
+
+      it('keeps /live at 200 and answers /ready 503 SERVICE_UNAVAILABLE with Retry-After', async () => {
+        const live = await http.get('/live');
+        expect({ status: live.status, body: live.body as unknown }).toEqual({
+          status: 200,
+          body: { success: true, data: { status: 'ok' } },
+        });
+        const ready = await http.get('/ready');
+        expect({ status: ready.status, body: ready.body as unknown }).toEqual({
+          status: 503,
+          body: UNAVAILABLE,
+        });
+        expect(ready.headers['retry-after']).toMatch(/^[1-9]\d*$/);
       });
+
+      it.each(ROUTES.map((r) => [label(r), r] as const))(
+        '%s answers 503 SERVICE_UNAVAILABLE with Retry-After, within the bound',
+        async (_label, route) => {
+          // Twice where it is cheap: the first request may meet a connection the outage has just
+          // broken, the second needs a new one.
+          for (let attempt = 0; attempt < outage.attempts; attempt++) {
+            const { res, elapsed } = await call(route);
+            expect({ status: res.status, body: res.body as unknown }).toEqual({
+              status: 503,
+              body: UNAVAILABLE,
+            });
+            expect(res.headers['retry-after']).toMatch(/^[1-9]\d*$/);
+            expect(elapsed).toBeLessThan(ANSWER_BOUND_MS);
+          }
+        },
+      );
     });
 
-    it.each(ROUTES.map((r) => [label(r), r] as const))(
-      '%s answers 503 SERVICE_UNAVAILABLE with Retry-After, within the bound',
-      async (_label, route) => {
-        // Twice: the first request meets connections the cut has just reset, the second a refusal.
-        for (let attempt = 0; attempt < 2; attempt++) {
-          const { res, elapsed } = await call(route);
-          expect({ status: res.status, body: res.body as unknown }).toEqual({
-            status: 503,
-            body: {
-              success: false,
-              error: { code: 'SERVICE_UNAVAILABLE', message: 'database unavailable' },
-            },
-          });
-          expect(res.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-          expect(elapsed).toBeLessThan(ANSWER_BOUND_MS);
-        }
-      },
-    );
+    describe('once the database is back', () => {
+      beforeAll(async () => {
+        await outage.end();
+        await waitFor('/ready to answer 200 again', async () =>
+          (await http.get('/ready')).status === 200 ? true : undefined,
+        );
+      }, 30_000);
 
-    it('survives a step that finishes while its outcome cannot be recorded', async () => {
-      // A step run again after the outage (its outcome was lost) is answered at once.
-      hold.answerImmediately();
-      hold.release();
-      await waitFor('the held request to be answered', () =>
-        hold.hits('/hold/outage')[0].answered ? true : undefined,
+      it.each(ROUTES.map((r) => [label(r), r] as const))(
+        '%s answers normally again, without a restart',
+        async (_label, route) => {
+          const { res } = await call(route);
+          expect({
+            status: res.status,
+            success: (res.body as { success: boolean }).success,
+          }).toEqual({ status: route.after, success: route.after < 400 });
+        },
       );
-      expect(service.child.exitCode).toBeNull();
-      expect((await http.get('/live')).status).toBe(200);
     });
   });
 
-  describe('once the database is back', () => {
-    beforeAll(async () => {
-      await proxy.restore();
-      await waitFor('/ready to answer 200 again', async () =>
-        (await http.get('/ready')).status === 200 ? true : undefined,
-      );
-    }, 30_000);
-
-    it.each(ROUTES.map((r) => [label(r), r] as const))(
-      '%s answers normally again, without a restart',
-      async (_label, route) => {
-        const { res } = await call(route);
-        expect({ status: res.status, success: (res.body as { success: boolean }).success }).toEqual(
-          { status: route.after, success: route.after < 400 },
+  describe('a run in flight when the database goes away', () => {
+    it('survives its step finishing while the outcome cannot be recorded', async () => {
+      await proxy.cut('refuse');
+      try {
+        // A step run again after the outage (its outcome was lost) is answered at once.
+        hold.answerImmediately();
+        hold.release();
+        await waitFor('the held request to be answered', () =>
+          hold.hits('/hold/outage')[0].answered ? true : undefined,
         );
-      },
-    );
+        expect((await http.get('/ready')).status).toBe(503);
+        expect(service.child.exitCode).toBeNull();
+      } finally {
+        await proxy.restore();
+      }
+    });
 
-    it('completes the run that was in flight when the database went away and delivers its webhook, in the same process', async () => {
+    it('completes once the database is back and its webhook is delivered, in the same process', async () => {
       const run = await waitForRun(http, ids.key, runBeforeOutage, 'COMPLETED', 30_000);
       expect(run.status).toBe('COMPLETED');
       const delivery = await waitFor(

@@ -1,16 +1,22 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /**
+ * How the server goes away: `refuse` resets every open connection and stops listening (the host is
+ * up, the database is down: refused connections); `silence` resets every open connection and then
+ * accepts new ones without ever answering (a network that drops packets: only timeouts tell).
+ */
+export type CutMode = 'refuse' | 'silence';
+
+/**
  * A loopback TCP proxy in front of a server (the test PostgreSQL), so that a test can take the server
- * away from a service process and give it back: `cut()` stops listening and destroys every open
- * connection (what the service sees when the database host goes down: resets, then refused
- * connections), `restore()` listens again on the same port.
+ * away from a service process and give it back without touching the server itself.
  */
 export interface TcpProxy {
   port: number;
   /** `url` with its host and port replaced by the proxy's. */
   through(url: string): string;
-  cut(): Promise<void>;
+  cut(mode?: CutMode): Promise<void>;
+  /** Forwards again, on the same port. */
   restore(): Promise<void>;
   close(): Promise<void>;
 }
@@ -24,11 +30,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   };
   let server: Server | undefined;
   let port = 0;
+  let silent = false;
 
   const listen = async (): Promise<void> => {
     const srv = createServer((client) => {
-      const upstream = connect(target.port, target.host);
       track(client);
+      if (silent) return;
+      const upstream = connect(target.port, target.host);
       track(upstream);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
@@ -44,10 +52,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     server = srv;
   };
 
-  const stop = async (): Promise<void> => {
+  const resetAll = (): void => {
+    for (const socket of sockets) socket.resetAndDestroy();
+  };
+
+  const stopListening = async (): Promise<void> => {
     const srv = server;
     server = undefined;
-    for (const socket of sockets) socket.resetAndDestroy();
     if (srv) await new Promise<void>((resolve) => srv.close(() => resolve()));
   };
 
@@ -62,8 +73,19 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       u.port = String(port);
       return u.toString();
     },
-    cut: stop,
-    restore: listen,
-    close: stop,
+    cut: async (mode: CutMode = 'refuse') => {
+      silent = mode === 'silence';
+      resetAll();
+      if (mode === 'refuse') await stopListening();
+    },
+    restore: async () => {
+      silent = false;
+      resetAll();
+      if (!server) await listen();
+    },
+    close: async () => {
+      resetAll();
+      await stopListening();
+    },
   };
 }

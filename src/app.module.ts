@@ -52,8 +52,13 @@ export class AppModule {
           entities: ENTITIES,
           synchronize: false,
           migrationsRun: false,
-          // Room for the executor's in-flight steps plus API traffic.
-          extra: { max: config.executor.concurrency + 10, connectionTimeoutMillis: 5000 },
+          // Room for the executor's in-flight steps plus API traffic. The connect timeout also bounds
+          // the wait for a free connection: while the database is unreachable a request fails (503)
+          // after at most that long instead of queueing behind connections that will never come.
+          extra: {
+            max: config.executor.concurrency + 10,
+            connectionTimeoutMillis: config.databaseConnectTimeoutMs,
+          },
         }),
         RateLimitModule,
         HealthModule,

@@ -1,11 +1,19 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createPinoLogger } from './common/logger';
+import { isDatabaseUnavailable } from './common/errors';
 import { ConfigError, loadConfig, type AppConfig } from './config/app-config';
-import { startEmbeddedPostgres, type EmbeddedDatabase } from './database/embedded-postgres';
+import {
+  EmbeddedStartError,
+  startEmbeddedPostgres,
+  type EmbeddedDatabase,
+} from './database/embedded-postgres';
 import { runMigrations } from './database/migrations';
 import { createApp } from './bootstrap';
 
 const SHUTDOWN_TIMEOUT_MS = 30_000;
+
+/** A start-up failure the operator can fix (the database cannot be started or reached). */
+class StartError extends Error {}
 
 function describeDatabase(url: string): string {
   try {
@@ -58,17 +66,43 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A closed terminal: without a handler Node would end at once, leaving the embedded server (in a
+  // process group of its own) running.
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
 
   if (!config.databaseUrl) {
-    logger.info('DATABASE_URL is not set: starting an embedded PostgreSQL under ./.data/postgres');
+    logger.info(
+      'DATABASE_URL is not set: starting an embedded PostgreSQL (data in ./.data/postgres)',
+    );
     const embedded = await startEmbeddedPostgres('.data/postgres', (m) =>
       logger.debug({ postgres: m }),
-    );
+    ).catch((err: unknown) => {
+      if (!(err instanceof EmbeddedStartError)) throw err;
+      const asRoot = process.getuid?.() === 0 ? ', or run the service as a normal user' : '';
+      throw new StartError(
+        `failed to start the embedded PostgreSQL (DATABASE_URL is not set): ${err.message}. ` +
+          `Set DATABASE_URL to a PostgreSQL server you run${asRoot}.`,
+      );
+    });
+    if (embedded.relocatedFrom) {
+      logger.warn(
+        `running as root and the "postgres" user cannot enter ${embedded.relocatedFrom}: ` +
+          `the embedded PostgreSQL keeps its data in ${embedded.dataDir} instead`,
+      );
+    }
     running.embedded = embedded;
     config = { ...config, databaseUrl: embedded.url };
   }
   const databaseUrl = config.databaseUrl!;
-  const applied = await runMigrations(databaseUrl);
+  const applied = await runMigrations(databaseUrl).catch((err: unknown) => {
+    if (!isDatabaseUnavailable(err)) throw err;
+    const e = err as { code?: string; message?: string };
+    throw new StartError(
+      `failed to start: cannot reach the database at ${describeDatabase(databaseUrl)} ` +
+        `(${[e.code, e.message].filter(Boolean).join(' ')}). Check DATABASE_URL and that ` +
+        'PostgreSQL is running and accepts this user.',
+    );
+  });
   logger.info(
     { migrations: applied },
     applied.length ? `applied ${applied.length} migration(s)` : 'database schema is up to date',
@@ -93,6 +127,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  console.error('failed to start:', err);
+  // One line, no stack, for what the operator can fix: what to do, not where in the code it failed.
+  if (err instanceof StartError) console.error(err.message.replace(/\s+/g, ' '));
+  else console.error('failed to start:', err);
   process.exit(1);
 });

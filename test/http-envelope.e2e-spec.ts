@@ -454,14 +454,29 @@ describe('the HTTP envelope', () => {
   });
 
   describe('unexpected errors', () => {
-    it('answers 500 INTERNAL_ERROR without stack or SQL when the database goes away, and logs the error with the request id', async () => {
+    async function runSql(connectionString: string | undefined, statement: string): Promise<void> {
+      const client = new Client({ connectionString });
+      await client.connect();
+      await client.query(statement);
+      await client.end();
+    }
+
+    /**
+     * A workspace and key on a fresh database served by its own process, then `breakIt`, then one
+     * authenticated request with a known request id, whose answer must leak nothing.
+     */
+    async function afterBreaking(
+      breakIt: (databaseUrl: string, database: string) => Promise<void>,
+      check: (service: ServiceProcess, res: Response, text: string) => Promise<void>,
+      requestId: string,
+    ): Promise<void> {
       const databaseUrl = await createTestDatabase();
       const database = new URL(databaseUrl).pathname.slice(1);
       await withServiceProcess(databaseUrl, async (service) => {
-        const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+        const post = (path: string, body: unknown) =>
           fetch(`${service.baseUrl}${path}`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', ...headers },
+            headers: { 'content-type': 'application/json' },
             body: JSON.stringify(body),
           });
         const ws = (await (
@@ -475,43 +490,71 @@ describe('the HTTP envelope', () => {
           data: { key: string };
         };
 
-        const admin = new Client({ connectionString: process.env.WF_TEST_SERVER_URL });
-        await admin.connect();
-        await admin.query(`DROP DATABASE ${database} WITH (FORCE)`);
-        await admin.end();
+        await breakIt(databaseUrl, database);
 
         const res = await fetch(`${service.baseUrl}/v1/workspaces/current`, {
-          headers: { 'x-api-key': key.data.key, 'x-request-id': 'req-db-gone-1' },
+          headers: { 'x-api-key': key.data.key, 'x-request-id': requestId },
         });
         const text = await res.text();
-        expect(res.status).toBe(500);
-        expect(res.headers.get('x-request-id')).toBe('req-db-gone-1');
-        expect(JSON.parse(text)).toEqual({
-          success: false,
-          error: { code: 'INTERNAL_ERROR', message: 'internal server error' },
-        });
+        expect(res.headers.get('x-request-id')).toBe(requestId);
         for (const leak of ['SELECT', 'api_keys', database, 'stack', 'node_modules', '.js:']) {
           expect(text).not.toContain(leak);
         }
-
-        const logged = await waitFor('the error to be logged with its request id', () =>
-          logLines(service).find(
-            (line) => line.requestId === 'req-db-gone-1' && line.level === 50 && line.err,
-          ),
-        );
-        expect((logged.err as { stack?: string }).stack).toEqual(expect.any(String));
-        const access = await waitFor(
-          'the access log line at error',
-          () => accessLines(service, 'req-db-gone-1')[0],
-        );
-        expect(access).toEqual(
-          expect.objectContaining({
-            level: 50,
-            res: { statusCode: 500 },
-            msg: 'request completed',
-          }),
-        );
+        await check(service, res, text);
       });
+    }
+
+    it('answers 500 INTERNAL_ERROR without stack or SQL when a statement fails, and logs the error with the request id', async () => {
+      await afterBreaking(
+        (databaseUrl) => runSql(databaseUrl, 'DROP TABLE api_keys CASCADE'),
+        async (service, res, text) => {
+          expect(res.status).toBe(500);
+          expect(JSON.parse(text)).toEqual({
+            success: false,
+            error: { code: 'INTERNAL_ERROR', message: 'internal server error' },
+          });
+          const logged = await waitFor('the error to be logged with its request id', () =>
+            logLines(service).find(
+              (line) => line.requestId === 'req-db-broken-1' && line.level === 50 && line.err,
+            ),
+          );
+          expect((logged.err as { stack?: string }).stack).toEqual(expect.any(String));
+          const access = await waitFor(
+            'the access log line at error',
+            () => accessLines(service, 'req-db-broken-1')[0],
+          );
+          expect(access).toEqual(
+            expect.objectContaining({
+              level: 50,
+              res: { statusCode: 500 },
+              msg: 'request completed',
+            }),
+          );
+        },
+        'req-db-broken-1',
+      );
+    }, 60_000);
+
+    it('answers 503 SERVICE_UNAVAILABLE with Retry-After, without stack or SQL, when the database is dropped under the service', async () => {
+      await afterBreaking(
+        (_, database) =>
+          runSql(process.env.WF_TEST_SERVER_URL, `DROP DATABASE ${database} WITH (FORCE)`),
+        async (service, res, text) => {
+          expect(res.status).toBe(503);
+          expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+          expect(JSON.parse(text)).toEqual({
+            success: false,
+            error: { code: 'SERVICE_UNAVAILABLE', message: 'database unavailable' },
+          });
+          const logged = await waitFor('the outage to be logged with the request id', () =>
+            logLines(service).find(
+              (line) => line.requestId === 'req-db-gone-1' && line.msg === 'database unavailable',
+            ),
+          );
+          expect(logged.level).toBe(40);
+        },
+        'req-db-gone-1',
+      );
     }, 60_000);
   });
 });

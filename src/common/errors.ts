@@ -64,8 +64,17 @@ export class LimitExceededError extends AppError {
   }
 }
 
+/**
+ * Seconds a client is told to wait (`Retry-After`) when the database cannot be reached: about one
+ * connection timeout, the time the service needs to notice that it is back.
+ */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
 export class ServiceUnavailableError extends AppError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds = DATABASE_RETRY_AFTER_SECONDS,
+  ) {
     super(503, 'SERVICE_UNAVAILABLE', message);
   }
 }
@@ -87,4 +96,62 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const code = e?.code ?? e?.driverError?.code;
   const name = e?.constraint ?? e?.driverError?.constraint;
   return code === '23505' && (constraint === undefined || name === constraint);
+}
+
+/** Socket errors of a database that is down, restarting or unreachable. */
+const UNREACHABLE_SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'EHOSTDOWN',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * SQLSTATEs of a lost or refused session: class 08 (connection exception), 57P01-57P03 (administrator,
+ * crash or start-up/shutdown), 53300 (too many connections), 3D000 (the database itself is gone).
+ */
+const UNAVAILABLE_SQLSTATES = /^(08...|57P0[1-3]|53300|3D000)$/;
+
+/** pg and pg-pool raise these as plain errors, without a code. */
+const UNREACHABLE_MESSAGES = [
+  'Connection terminated unexpectedly',
+  'Connection terminated due to connection timeout',
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+  'Query read timeout',
+];
+
+/**
+ * Whether `err` says that the database could not be reached (rather than that a statement failed):
+ * socket errors, refused or terminated sessions, pool connect timeouts, and any error PostgreSQL sent
+ * with severity FATAL or PANIC (it ends the session: refused logins, shutdowns). Looks through
+ * TypeORM's `driverError`, `cause` and the `errors` of an AggregateError (a refused connection to a
+ * name with several addresses).
+ */
+export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 4) return false;
+  const e = err as {
+    code?: unknown;
+    severity?: unknown;
+    message?: unknown;
+    driverError?: unknown;
+    cause?: unknown;
+    errors?: unknown;
+  };
+  if (typeof e.code === 'string') {
+    if (UNREACHABLE_SOCKET_CODES.has(e.code) || UNAVAILABLE_SQLSTATES.test(e.code)) return true;
+  }
+  if (e.severity === 'FATAL' || e.severity === 'PANIC') return true;
+  if (typeof e.message === 'string' && UNREACHABLE_MESSAGES.includes(e.message)) return true;
+  const inner = [e.driverError, e.cause, ...(Array.isArray(e.errors) ? e.errors : [])];
+  return inner.some((x) => x !== err && isDatabaseUnavailable(x, depth + 1));
 }

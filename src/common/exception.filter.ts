@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import { AppError } from './errors';
+import { AppError, isDatabaseUnavailable, ServiceUnavailableError } from './errors';
 import { ErrorPayload, sendError } from './error-response';
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -19,7 +19,9 @@ const CODE_BY_STATUS: Record<number, string> = {
 
 /**
  * Maps every error to the envelope. Typed AppErrors carry their own code; Nest's HTTP exceptions (unknown
- * routes, throttling) are translated; anything else is a 500 whose details go only to the log.
+ * routes, throttling) are translated; an error saying that the database cannot be reached, from any
+ * layer (the guards' key lookup, a repository, a transaction), is a 503 the client may retry (design
+ * §9); anything else is a 500 whose details go only to the log.
  */
 @Catch()
 export class EnvelopeExceptionFilter implements ExceptionFilter {
@@ -39,6 +41,8 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
         code: exception.code,
         message: exception.message,
         details: exception.details,
+        retryAfterSeconds:
+          exception instanceof ServiceUnavailableError ? exception.retryAfterSeconds : undefined,
       };
     }
     if (exception instanceof ThrottlerException) {
@@ -57,10 +61,24 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
         };
       }
     }
+    if (isDatabaseUnavailable(exception)) {
+      // One line per request at warn, without the stack: the cause is outside the service, and /ready
+      // says the same to the orchestrator.
+      this.logger.warn(
+        { requestId: req.id, method: req.method, path: req.path, cause: describe(exception) },
+        'database unavailable',
+      );
+      return this.toPayload(new ServiceUnavailableError('database unavailable'), req);
+    }
     this.logger.error(
       { err: exception, requestId: req.id, method: req.method, path: req.path },
       'unhandled error',
     );
     return { status: 500, code: 'INTERNAL_ERROR', message: 'internal server error' };
   }
+}
+
+function describe(err: unknown): string {
+  const e = err as { code?: unknown; message?: unknown };
+  return [e?.code, e?.message].filter((x) => typeof x === 'string' && x !== '').join(' ');
 }

@@ -10,7 +10,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached',
   413: 'PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it)',
   429: 'RATE_LIMIT_ERROR: too many requests',
-  503: 'SERVICE_UNAVAILABLE',
+  503: 'SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds',
 };
 
 /** Documents the success envelope around a DTO: `{success, data}` (optionally an array or a page). */
@@ -34,11 +34,21 @@ export function ApiEnvelope(
   );
 }
 
-/** Documents the error answers an endpoint can give, all in the error envelope. */
+/**
+ * Documents the error answers an endpoint can give, all in the error envelope. Every endpoint can be
+ * rate-limited (429) and needs the database (503, design §9).
+ */
 export function ApiErrors(...statuses: number[]) {
   return applyDecorators(
-    ...[...statuses, 429].map((status) =>
-      ApiResponse({ status, description: ERROR_TEXT[status], type: ErrorEnvelope }),
+    ...[...new Set([...statuses, 429, 503])].map((status) =>
+      ApiResponse({
+        status,
+        description: ERROR_TEXT[status],
+        type: ErrorEnvelope,
+        ...(status === 503 || status === 429
+          ? { headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } } }
+          : {}),
+      }),
     ),
   );
 }

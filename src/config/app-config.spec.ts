@@ -22,6 +22,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       port: 3000,
       databaseUrl: undefined,
+      databaseConnectTimeoutMs: 5000,
       adminToken: undefined,
       rateLimit: { max: 1000, windowMs: 60000 },
       redisUrl: undefined,
@@ -56,6 +57,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PORT: '8080',
       DATABASE_URL: 'postgres://u:p@db:5432/wf',
+      DATABASE_CONNECT_TIMEOUT_MS: '2000',
       ADMIN_TOKEN: 'a-long-admin-token',
       RATE_LIMIT_MAX: '0',
       RATE_LIMIT_WINDOW_MS: '1000',
@@ -89,6 +91,7 @@ describe('loadConfig', () => {
     expect(config).toEqual({
       port: 8080,
       databaseUrl: 'postgres://u:p@db:5432/wf',
+      databaseConnectTimeoutMs: 2000,
       adminToken: 'a-long-admin-token',
       rateLimit: { max: 0, windowMs: 1000 },
       redisUrl: 'redis://cache:6379',
@@ -158,6 +161,9 @@ describe('loadConfig', () => {
     ['PORT', '-1'],
     ['PORT', '80.5'],
     ['DATABASE_URL', 'mysql://db/wf'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '99'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', '60001'],
+    ['DATABASE_CONNECT_TIMEOUT_MS', 'soon'],
     ['ADMIN_TOKEN', 'short'],
     ['RATE_LIMIT_MAX', '-1'],
     ['RATE_LIMIT_MAX', 'many'],

@@ -49,6 +49,12 @@ export class EnvironmentVariables {
   @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// connection string' })
   DATABASE_URL?: string;
 
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(60000)
+  DATABASE_CONNECT_TIMEOUT_MS = 5000;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -217,6 +223,8 @@ export interface ModelPrice {
 export interface AppConfig {
   port: number;
   databaseUrl?: string;
+  /** How long a request waits for a database connection before it is answered 503. */
+  databaseConnectTimeoutMs: number;
   adminToken?: string;
   rateLimit: { max: number; windowMs: number };
   redisUrl?: string;
@@ -331,6 +339,7 @@ function parseEncryptionKeys(
 export const CONFIG_VARIABLES = [
   'PORT',
   'DATABASE_URL',
+  'DATABASE_CONNECT_TIMEOUT_MS',
   'ADMIN_TOKEN',
   'RATE_LIMIT_MAX',
   'RATE_LIMIT_WINDOW_MS',
@@ -393,6 +402,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     port: vars.PORT,
     databaseUrl: vars.DATABASE_URL,
+    databaseConnectTimeoutMs: vars.DATABASE_CONNECT_TIMEOUT_MS,
     adminToken: vars.ADMIN_TOKEN,
     rateLimit: { max: vars.RATE_LIMIT_MAX, windowMs: vars.RATE_LIMIT_WINDOW_MS },
     redisUrl: vars.REDIS_URL,

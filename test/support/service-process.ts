@@ -40,11 +40,13 @@ export function startService(options: {
   env: Record<string, string>;
   cwd?: string;
   port?: number;
+  /** Another copy of the built service's entry point (default: this checkout's dist/main.js). */
+  main?: string;
 }): ServiceProcess {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARIABLES) delete base[name];
   const env = { ...base, ...options.env };
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [options.main ?? MAIN], {
     cwd: options.cwd ?? process.cwd(),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

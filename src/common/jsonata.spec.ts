@@ -68,6 +68,22 @@ describe('evaluateExpression', () => {
     expect(value).toBeCloseTo(3.0414093201713376e64, -50);
   });
 
+  it.each([
+    ['(a+)+$', `${'a'.repeat(5000)}!`],
+    ['(a|aa)+$', `${'a'.repeat(5000)}!`],
+    ['(.*a){20}', `${'b'.repeat(5000)}${'a'.repeat(19)}`],
+    ['^(\\w+\\s?)*$', `${'word '.repeat(1000)}!`],
+  ])('runs the regex literal /%s/ in linear time (RE2 engine)', async (pattern, text) => {
+    const expression = `[$contains(s, /${pattern}/), $replace(s, /${pattern}/, "#") = s]`;
+    await expect(evaluateExpression(expression, { s: text })).resolves.toEqual([false, true]);
+  });
+
+  it('fails with an ExpressionError naming a regex RE2 cannot run that $eval builds', async () => {
+    const result = evaluateExpression('$eval("$match(\\"ab\\", /a(?=b)/)")', {});
+    await expect(result).rejects.toBeInstanceOf(ExpressionError);
+    await expect(result).rejects.toThrow(/lookahead `\(\?=` is not supported/);
+  });
+
   it('refuses to build huge sequences', async () => {
     await expect(evaluateExpression('$sum([1..5000000])', {})).rejects.toThrow(
       /expression built a sequence longer than/,

@@ -14,6 +14,13 @@ describe('expressionSyntaxError', () => {
     expect(expressionSyntaxError('items[')).toMatch(/^invalid JSONata expression: /);
   });
 
+  it('reports a regex literal the linear-time engine cannot run', () => {
+    expect(expressionSyntaxError('$match(s, /x(?=y)/)')).toMatch(
+      /^regular expression \/x\(\?=y\)\/ at position \d+: lookahead `\(\?=` is not supported/,
+    );
+    expect(expressionSyntaxError('$match(s, /x(y)?/i)')).toBeUndefined();
+  });
+
   it(`accepts ${MAX_EXPRESSION_LENGTH} characters and rejects one more`, () => {
     const exact = `"${'a'.repeat(MAX_EXPRESSION_LENGTH - 2)}"`;
     expect(exact).toHaveLength(MAX_EXPRESSION_LENGTH);

@@ -1,5 +1,5 @@
 import jsonata from 'jsonata';
-import { LinearRegExp } from './linear-regex';
+import { LinearRegExp, regexLiteralProblem } from './linear-regex';
 
 export const MAX_EXPRESSION_LENGTH = 2000;
 /** Wall-clock budget of one evaluation; JSONata checks it at every step, so loops cannot run away. */
@@ -16,12 +16,13 @@ export function expressionSyntaxError(expression: string): string | undefined {
   if (expression.length > MAX_EXPRESSION_LENGTH) {
     return `must be at most ${MAX_EXPRESSION_LENGTH} characters`;
   }
+  let ast: jsonata.ExprNode;
   try {
-    jsonata(expression);
-    return undefined;
+    ast = jsonata(expression).ast();
   } catch (err) {
     return `invalid JSONata expression: ${(err as Error).message}`;
   }
+  return regexLiteralProblem(ast);
 }
 
 export class ExpressionError extends Error {}

@@ -188,6 +188,31 @@ describe('tenant regular expressions run in linear time', () => {
     expect(slowestOtherMs).toBeLessThan(OTHER_WORKSPACE_BOUND_MS);
   });
 
+  it('finishes steps whose templates and JSON answers have the shapes our own patterns backtracked on', async () => {
+    const unclosed = [`{{${' '.repeat(50_000)}x`, `{{a${' \n'.repeat(25_000)}`];
+    const runIds: string[] = [];
+    for (const content of unclosed) {
+      const fenced = `\`\`\`json${'\n'.repeat(200_000)}x`;
+      const step = llmStep(fenced, {
+        responseFormat: 'json',
+        messages: [{ role: 'user', content }],
+      });
+      runIds.push(
+        await startRun(t.http, hostile.key, await createDefinition(t.http, hostile.key, [step])),
+      );
+      const task = { type: 'task', name: 'post', handler: 'noop', config: { note: content } };
+      runIds.push(
+        await startRun(t.http, hostile.key, await createDefinition(t.http, hostile.key, [task])),
+      );
+    }
+
+    const { runs, slowestOtherMs } = await finishWhileOtherIsServed(runIds);
+
+    expect(runs.map((r) => r.status)).toEqual(['FAILED', 'COMPLETED', 'FAILED', 'COMPLETED']);
+    expect(runs[0].error).toContain('response is not valid JSON');
+    expect(slowestOtherMs).toBeLessThan(OTHER_WORKSPACE_BOUND_MS);
+  });
+
   describe('definitions with patterns RE2 cannot run', () => {
     const llm = (guardrails: Record<string, unknown>): Step => ({
       type: 'llm',

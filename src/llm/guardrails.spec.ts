@@ -109,6 +109,24 @@ describe('parseJsonAnswer', () => {
     expect(parseJsonAnswer('```json\n{"a":[1,2]}\n```')).toEqual({ a: [1, 2] });
   });
 
+  it('keeps the fence rules: a language tag, blank lines, the last fence at the very end', () => {
+    expect(parseJsonAnswer('```\n[1]\n```')).toEqual([1]);
+    expect(parseJsonAnswer('```json \n\n{"a":1}```')).toEqual({ a: 1 });
+    expect(() => parseJsonAnswer('```json x\n{"a":1}\n```')).toThrow(JsonAnswerError);
+    expect(() => parseJsonAnswer('```\n{"a":1}\n``` and more')).toThrow(JsonAnswerError);
+    expect(() => parseJsonAnswer('```{"a":1}```')).toThrow(JsonAnswerError);
+  });
+
+  it.each([
+    ['newlines after an opening fence', `\`\`\`${'\n'.repeat(1_000_000)}x`],
+    ['blank lines inside a fence that never closes', `\`\`\`json\n${'\n \n'.repeat(400_000)}1`],
+    ['mixed whitespace after an opening fence', `\`\`\`${'\t\n\r'.repeat(400_000)}x`],
+  ])('reads %s in linear time', (_what, text) => {
+    // The former fence pattern, ^```[\w-]*\s*\n([\s\S]*?)\n?```$, was quadratic on these: about
+    // 130 ms for 20 000 characters, so minutes for these million.
+    expect(() => parseJsonAnswer(text)).toThrow(JsonAnswerError);
+  });
+
   it('throws a JsonAnswerError for anything else', () => {
     expect(() => parseJsonAnswer('Sure! {"a":1}')).toThrow(JsonAnswerError);
   });

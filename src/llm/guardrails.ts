@@ -13,13 +13,26 @@ export interface GuardrailViolation {
 export class JsonAnswerError extends Error {}
 
 /**
+ * The inside of a single Markdown code fence around the whole text (```json ... ```), or the text.
+ * Cut by position rather than by a regular expression: `\s*\n` before a lazy body backtracks
+ * quadratically on an answer of many newlines (40 000 took a second), and answers are
+ * tenant-influenced.
+ */
+function unfence(trimmed: string): string {
+  const FENCE = '```';
+  const newline = trimmed.indexOf('\n');
+  if (!trimmed.startsWith(FENCE) || !trimmed.endsWith(FENCE) || newline < 0) return trimmed;
+  if (newline + 1 > trimmed.length - FENCE.length) return trimmed;
+  if (!/^[A-Za-z0-9_-]*\s*$/.test(trimmed.slice(FENCE.length, newline))) return trimmed;
+  return trimmed.slice(newline + 1, trimmed.length - FENCE.length);
+}
+
+/**
  * Parses a model's JSON answer. A single surrounding Markdown code fence (```json ... ```) is removed
  * first: models without a JSON mode (Anthropic's) often wrap their answer in one.
  */
 export function parseJsonAnswer(text: string): unknown {
-  const trimmed = text.trim();
-  const fenced = /^```[A-Za-z0-9_-]*\s*\n([\s\S]*?)\n?```$/.exec(trimmed);
-  const body = fenced ? fenced[1] : trimmed;
+  const body = unfence(text.trim());
   try {
     return JSON.parse(body);
   } catch (err) {

@@ -137,6 +137,20 @@ describe('LinearRegExp (JSONata RegexEngine)', () => {
     expect(re.lastIndex).toBe(0);
   });
 
+  it('answers like RegExp when two texts are searched in turn', () => {
+    const texts = ['a1b22c333', 'x9y88'];
+    const linear = new LinearRegExp('\\d+', 'g');
+    const native = /\d+/g;
+    const seen: [unknown, unknown][] = [];
+    for (let i = 0; i < 8; i++) {
+      const text = texts[i % 2];
+      linear.lastIndex = native.lastIndex;
+      const [l, n] = [linear.exec(text), native.exec(text)];
+      seen.push([l && [l[0], l.index, linear.lastIndex], n && [n[0], n.index, native.lastIndex]]);
+    }
+    for (const [l, n] of seen) expect(l).toEqual(n);
+  });
+
   it('searches from 0 and leaves lastIndex alone without g', () => {
     const re = new LinearRegExp('b');
     re.lastIndex = 3;

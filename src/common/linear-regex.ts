@@ -1,5 +1,5 @@
 import { types } from 'node:util';
-import { RE2JS, RE2JSSyntaxException } from 're2js';
+import { type Matcher, RE2JS, RE2JSSyntaxException } from 're2js';
 
 /**
  * Tenant regular expressions (guardrail patterns, jsonSchema `pattern`, regex literals in JSONata) run
@@ -89,11 +89,17 @@ function flagBits(flags: string): number {
 
 /** A compiled tenant pattern. */
 export class LinearRegex {
+  readonly programSize: number;
+  /** The matcher of the last text searched: JSONata walks one text match by match. */
+  private matcher?: { text: string; matcher: Matcher };
+
   private constructor(
     readonly source: string,
     readonly flags: string,
     private readonly re: RE2JS,
-  ) {}
+  ) {
+    this.programSize = re.programSize();
+  }
 
   /** Compiles `source` with JavaScript flags; throws LinearRegexError naming what cannot run. */
   static compile(source: string, flags = ''): LinearRegex {
@@ -114,10 +120,6 @@ export class LinearRegex {
     return new LinearRegex(source, flags, re);
   }
 
-  get programSize(): number {
-    return this.re.programSize();
-  }
-
   /** Whether the pattern matches anywhere in `text` (RE2's DFA where it can). */
   test(text: string, budget = new RegexBudget()): boolean {
     budget.charge(this, text.length);
@@ -129,7 +131,8 @@ export class LinearRegex {
     budget.charge(this, text.length - from);
     // The DFA answers "no match" far faster than the capturing NFA finds it out.
     if (from === 0 && !this.re.test(text)) return null;
-    const m = this.re.matcher(text);
+    if (this.matcher?.text !== text) this.matcher = { text, matcher: this.re.matcher(text) };
+    const m = this.matcher.matcher;
     if (!m.find(from)) return null;
     const groups: (string | undefined)[] = [];
     for (let i = 0; i <= m.groupCount(); i++) groups.push(m.group(i) ?? undefined);

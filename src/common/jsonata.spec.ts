@@ -14,6 +14,13 @@ describe('expressionSyntaxError', () => {
     expect(expressionSyntaxError('items[')).toMatch(/^invalid JSONata expression: /);
   });
 
+  it('reports a regex literal the linear-time engine cannot run', () => {
+    expect(expressionSyntaxError('$match(s, /x(?=y)/)')).toMatch(
+      /^regular expression \/x\(\?=y\)\/ at position \d+: lookahead `\(\?=` is not supported/,
+    );
+    expect(expressionSyntaxError('$match(s, /x(y)?/i)')).toBeUndefined();
+  });
+
   it(`accepts ${MAX_EXPRESSION_LENGTH} characters and rejects one more`, () => {
     const exact = `"${'a'.repeat(MAX_EXPRESSION_LENGTH - 2)}"`;
     expect(exact).toHaveLength(MAX_EXPRESSION_LENGTH);
@@ -66,6 +73,22 @@ describe('evaluateExpression', () => {
       {},
     );
     expect(value).toBeCloseTo(3.0414093201713376e64, -50);
+  });
+
+  it.each([
+    ['(a+)+$', `${'a'.repeat(5000)}!`],
+    ['(a|aa)+$', `${'a'.repeat(5000)}!`],
+    ['(.*a){20}', `${'b'.repeat(5000)}${'a'.repeat(19)}`],
+    ['^(\\w+\\s?)*$', `${'word '.repeat(1000)}!`],
+  ])('runs the regex literal /%s/ in linear time (RE2 engine)', async (pattern, text) => {
+    const expression = `[$contains(s, /${pattern}/), $replace(s, /${pattern}/, "#") = s]`;
+    await expect(evaluateExpression(expression, { s: text })).resolves.toEqual([false, true]);
+  });
+
+  it('fails with an ExpressionError naming a regex RE2 cannot run that $eval builds', async () => {
+    const result = evaluateExpression('$eval("$match(\\"ab\\", /a(?=b)/)")', {});
+    await expect(result).rejects.toBeInstanceOf(ExpressionError);
+    await expect(result).rejects.toThrow(/lookahead `\(\?=` is not supported/);
   });
 
   it('refuses to build huge sequences', async () => {

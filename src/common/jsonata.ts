@@ -1,4 +1,5 @@
 import jsonata from 'jsonata';
+import { LinearRegExp, regexLiteralProblem } from './linear-regex';
 
 export const MAX_EXPRESSION_LENGTH = 2000;
 /** Wall-clock budget of one evaluation; JSONata checks it at every step, so loops cannot run away. */
@@ -15,12 +16,13 @@ export function expressionSyntaxError(expression: string): string | undefined {
   if (expression.length > MAX_EXPRESSION_LENGTH) {
     return `must be at most ${MAX_EXPRESSION_LENGTH} characters`;
   }
+  let ast: jsonata.ExprNode;
   try {
-    jsonata(expression);
-    return undefined;
+    ast = jsonata(expression).ast();
   } catch (err) {
     return `invalid JSONata expression: ${(err as Error).message}`;
   }
+  return regexLiteralProblem(ast);
 }
 
 export class ExpressionError extends Error {}
@@ -46,7 +48,13 @@ export async function evaluateExpression(
   bindings: Record<string, unknown> = {},
   timeoutMs = EXPRESSION_TIMEOUT_MS,
 ): Promise<unknown> {
-  const options: GuardedOptions = { timeout: timeoutMs, stack: MAX_DEPTH, sequence: MAX_SEQUENCE };
+  const options: GuardedOptions = {
+    timeout: timeoutMs,
+    stack: MAX_DEPTH,
+    sequence: MAX_SEQUENCE,
+    // Tenant regex literals run in linear time (RE2), not on V8's backtracking engine.
+    RegexEngine: LinearRegExp as unknown as RegExpConstructor,
+  };
   let compiled: jsonata.Expression;
   try {
     compiled = jsonata(expression, options);

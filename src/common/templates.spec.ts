@@ -34,6 +34,24 @@ describe('renderString', () => {
     expect(renderString('tags={{customer.tags}}', state)).toBe('tags=["vip","beta"]');
   });
 
+  it.each([
+    ['{{ followed by spaces', `{{${' '.repeat(20_000)}x`],
+    ['{{ followed by a path and spaces', `{{a${' '.repeat(20_000)}`],
+    ['many unclosed {{', '{{a '.repeat(10_000)],
+    ['spaces and newlines then one brace', `{{${' \n'.repeat(10_000)}}`],
+  ])('scans %s in linear time, leaving it unchanged', (_what, template) => {
+    // The former pattern, \{\{\s*([^{}]+?)\s*\}\}, backtracked for minutes on each of these.
+    expect(renderString(template, state)).toBe(template);
+    expect(renderDeep(template, state)).toBe(template);
+  });
+
+  it('keeps filling placeholders found after long unclosed ones', () => {
+    const template = `{{${' '.repeat(20_000)} and {{ customer.name }}`;
+    expect(renderString(template, state)).toBe(`{{${' '.repeat(20_000)} and Ada`);
+    expect(renderDeep('{{\tcustomer.address.city\n}}', state)).toBe('London');
+    expect(() => renderString('{{   }}', state)).toThrow('missing value for placeholder {{ }}');
+  });
+
   it('leaves text without placeholders unchanged', () => {
     expect(renderString('no {placeholders} here', state)).toBe('no {placeholders} here');
   });

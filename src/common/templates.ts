@@ -1,6 +1,16 @@
-/** `{{path}}` placeholders filled from the run state by dot path (design §3). */
-const PLACEHOLDER = /\{\{\s*([^{}]+?)\s*\}\}/g;
-const WHOLE_PLACEHOLDER = /^\{\{\s*([^{}]+?)\s*\}\}$/;
+/**
+ * `{{path}}` placeholders filled from the run state by dot path (design §3), spaces inside the braces
+ * ignored. The spaces are trimmed in code, not matched by `\s*` around a lazy group: that form
+ * backtracks cubically on a tenant's `{{` followed by spaces and no `}}` (10 000 spaces held the
+ * event loop for minutes). With one unambiguous run of non-braces the match is linear.
+ */
+const PLACEHOLDER = /\{\{([^{}]+)\}\}/g;
+const WHOLE_PLACEHOLDER = /^\{\{([^{}]+)\}\}$/;
+
+/** The path inside the braces; spaces only (`{{ }}`) keep their last one, as the former pattern did. */
+function placeholderPath(inner: string): string {
+  return inner.trim() || inner.slice(-1);
+}
 
 export class TemplateError extends Error {}
 
@@ -22,8 +32,8 @@ function valueOf(state: unknown, path: string): unknown {
 
 /** Fills every placeholder of a string; objects are inserted as JSON. */
 export function renderString(template: string, state: unknown): string {
-  return template.replace(PLACEHOLDER, (_m, path: string) => {
-    const value = valueOf(state, path);
+  return template.replace(PLACEHOLDER, (_m, inner: string) => {
+    const value = valueOf(state, placeholderPath(inner));
     return typeof value === 'string' ? value : JSON.stringify(value);
   });
 }
@@ -35,7 +45,7 @@ export function renderString(template: string, state: unknown): string {
 export function renderDeep(value: unknown, state: unknown): unknown {
   if (typeof value === 'string') {
     const whole = WHOLE_PLACEHOLDER.exec(value);
-    return whole ? valueOf(state, whole[1]) : renderString(value, state);
+    return whole ? valueOf(state, placeholderPath(whole[1])) : renderString(value, state);
   }
   if (Array.isArray(value)) return value.map((v) => renderDeep(v, state));
   if (value !== null && typeof value === 'object') {

@@ -1,5 +1,14 @@
+import { MAX_REGEX_WORK, RE2_SYNTAX } from '../common/linear-regex';
 import { checkGuardrails, JsonAnswerError, parseJsonAnswer } from './guardrails';
-import { validateJsonSchema } from './json-schema';
+import { schemaPatternProblems, validateJsonSchema } from './json-schema';
+
+/** Nested quantifiers that backtrack for minutes on V8 against these answers, which they miss. */
+const CATASTROPHIC: [string, string][] = [
+  ['(a+)+$', `${'a'.repeat(5000)}!`],
+  ['(a|aa)+$', `${'a'.repeat(5000)}!`],
+  ['(.*a){20}', `${'b'.repeat(5000)}${'a'.repeat(19)}`],
+  ['^(\\w+\\s?)*$', `${'word '.repeat(1000)}!`],
+];
 
 describe('checkGuardrails', () => {
   it('passes everything when the step has no guardrails', () => {
@@ -30,6 +39,38 @@ describe('checkGuardrails', () => {
     expect(checkGuardrails('Dear Ann, bye', undefined, g)).toEqual({
       guardrail: 'requiredPatterns',
       reason: 'output does not match the required pattern "Regards"',
+    });
+  });
+
+  it.each(CATASTROPHIC)(
+    'answers the catastrophic blocked and required pattern %j in linear time',
+    (pattern, text) => {
+      expect(checkGuardrails(text, undefined, { blockedPatterns: [pattern] })).toBeNull();
+      expect(checkGuardrails(text, undefined, { requiredPatterns: [pattern] })).toEqual({
+        guardrail: 'requiredPatterns',
+        reason: `output does not match the required pattern ${JSON.stringify(pattern)}`,
+      });
+    },
+  );
+
+  it('treats a pattern it cannot check (stored before RE2, over the budget) as a violation', () => {
+    expect(checkGuardrails('ab', undefined, { blockedPatterns: ['a(?=b)'] })).toEqual({
+      guardrail: 'blockedPatterns',
+      reason: expect.stringMatching(
+        /^the pattern "a\(\?=b\)" could not be checked: lookahead `\(\?=` is not supported/,
+      ) as unknown,
+    });
+    expect(checkGuardrails('ab', undefined, { requiredPatterns: ['(a)\\1'] })?.reason).toMatch(
+      /could not be checked: backreference/,
+    );
+    // Fifty patterns of 100 instructions over 20 000 characters: twice the budget of one answer.
+    const patterns = Array.from({ length: 50 }, (_, i) => `z\\w{98}${i}`);
+    const text = 'a'.repeat(Math.ceil((2 * MAX_REGEX_WORK) / (50 * 100)));
+    expect(checkGuardrails(text, undefined, { blockedPatterns: patterns })).toEqual({
+      guardrail: 'blockedPatterns',
+      reason: expect.stringMatching(
+        /could not be checked: .* is too costly to run against/,
+      ) as unknown,
     });
   });
 
@@ -66,6 +107,24 @@ describe('parseJsonAnswer', () => {
   it('accepts plain JSON and JSON inside one Markdown fence', () => {
     expect(parseJsonAnswer(' {"a":1} ')).toEqual({ a: 1 });
     expect(parseJsonAnswer('```json\n{"a":[1,2]}\n```')).toEqual({ a: [1, 2] });
+  });
+
+  it('keeps the fence rules: a language tag, blank lines, the last fence at the very end', () => {
+    expect(parseJsonAnswer('```\n[1]\n```')).toEqual([1]);
+    expect(parseJsonAnswer('```json \n\n{"a":1}```')).toEqual({ a: 1 });
+    expect(() => parseJsonAnswer('```json x\n{"a":1}\n```')).toThrow(JsonAnswerError);
+    expect(() => parseJsonAnswer('```\n{"a":1}\n``` and more')).toThrow(JsonAnswerError);
+    expect(() => parseJsonAnswer('```{"a":1}```')).toThrow(JsonAnswerError);
+  });
+
+  it.each([
+    ['newlines after an opening fence', `\`\`\`${'\n'.repeat(1_000_000)}x`],
+    ['blank lines inside a fence that never closes', `\`\`\`json\n${'\n \n'.repeat(400_000)}1`],
+    ['mixed whitespace after an opening fence', `\`\`\`${'\t\n\r'.repeat(400_000)}x`],
+  ])('reads %s in linear time', (_what, text) => {
+    // The former fence pattern, ^```[\w-]*\s*\n([\s\S]*?)\n?```$, was quadratic on these: about
+    // 130 ms for 20 000 characters, so minutes for these million.
+    expect(() => parseJsonAnswer(text)).toThrow(JsonAnswerError);
   });
 
   it('throws a JsonAnswerError for anything else', () => {
@@ -113,5 +172,41 @@ describe('validateJsonSchema', () => {
     expect(validateJsonSchema('a', { not: { type: 'string' } })).toEqual([
       '$: must not match the schema of not',
     ]);
+  });
+
+  it.each(CATASTROPHIC)('matches the catastrophic pattern %j in linear time', (pattern, text) => {
+    const schema = { type: 'array', items: { type: 'string', pattern } };
+    expect(validateJsonSchema([text, text], schema)).toEqual([
+      `$[0]: must match ${JSON.stringify(pattern)}`,
+      `$[1]: must match ${JSON.stringify(pattern)}`,
+    ]);
+  });
+
+  it('reports a pattern it cannot run at the path of the value', () => {
+    expect(validateJsonSchema({ a: 'x' }, { properties: { a: { pattern: '(?<!y)x' } } })).toEqual([
+      `$.a: schema pattern "(?<!y)x" could not be checked: lookbehind \`(?<!\` is not supported: ${RE2_SYNTAX}`,
+    ]);
+  });
+});
+
+describe('schemaPatternProblems', () => {
+  it('finds every pattern validateJsonSchema could run that RE2 cannot, with its path', () => {
+    const schema = {
+      pattern: 'a++',
+      properties: { ok: { pattern: '^\\d+$' }, 'odd key': { pattern: '(a)\\1' } },
+      items: { allOf: [{}, { pattern: '(?=x)' }] },
+      additionalProperties: { anyOf: [{ not: { pattern: '(?<=x)' } }] },
+      oneOf: [{ items: { pattern: '\\u0041' } }],
+      $defs: { never: { pattern: '(?=x)' } },
+    };
+    expect(schemaPatternProblems(schema, 'jsonSchema').map((p) => p.path)).toEqual([
+      'jsonSchema.pattern',
+      'jsonSchema.properties["odd key"].pattern',
+      'jsonSchema.items.allOf[1].pattern',
+      'jsonSchema.additionalProperties.anyOf[0].not.pattern',
+      'jsonSchema.oneOf[0].items.pattern',
+    ]);
+    expect(schemaPatternProblems({ properties: { a: { pattern: '\\w+' } } }, 's')).toEqual([]);
+    expect(schemaPatternProblems(undefined, 's')).toEqual([]);
   });
 });

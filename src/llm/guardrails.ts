@@ -1,3 +1,4 @@
+import { PatternMatcher } from '../common/linear-regex';
 import type { LlmGuardrails } from '../definitions/steps/step-types';
 import { validateJsonSchema } from './json-schema';
 
@@ -12,13 +13,26 @@ export interface GuardrailViolation {
 export class JsonAnswerError extends Error {}
 
 /**
+ * The inside of a single Markdown code fence around the whole text (```json ... ```), or the text.
+ * Cut by position rather than by a regular expression: `\s*\n` before a lazy body backtracks
+ * quadratically on an answer of many newlines (40 000 took a second), and answers are
+ * tenant-influenced.
+ */
+function unfence(trimmed: string): string {
+  const FENCE = '```';
+  const newline = trimmed.indexOf('\n');
+  if (!trimmed.startsWith(FENCE) || !trimmed.endsWith(FENCE) || newline < 0) return trimmed;
+  if (newline + 1 > trimmed.length - FENCE.length) return trimmed;
+  if (!/^[A-Za-z0-9_-]*\s*$/.test(trimmed.slice(FENCE.length, newline))) return trimmed;
+  return trimmed.slice(newline + 1, trimmed.length - FENCE.length);
+}
+
+/**
  * Parses a model's JSON answer. A single surrounding Markdown code fence (```json ... ```) is removed
  * first: models without a JSON mode (Anthropic's) often wrap their answer in one.
  */
 export function parseJsonAnswer(text: string): unknown {
-  const trimmed = text.trim();
-  const fenced = /^```[A-Za-z0-9_-]*\s*\n([\s\S]*?)\n?```$/.exec(trimmed);
-  const body = fenced ? fenced[1] : trimmed;
+  const body = unfence(text.trim());
   try {
     return JSON.parse(body);
   } catch (err) {
@@ -33,10 +47,24 @@ function quote(pattern: string): string {
 }
 
 /**
+ * Whether `pattern` matches `text`, or the reason it could not be checked (a pattern stored before
+ * the linear-time engine that it cannot run, or a check over its work budget): such an answer is
+ * not let through unchecked.
+ */
+function patternMatches(patterns: PatternMatcher, pattern: string, text: string): boolean | string {
+  try {
+    return patterns.test(pattern, text);
+  } catch (err) {
+    return `the pattern ${quote(pattern)} could not be checked: ${(err as Error).message}`;
+  }
+}
+
+/**
  * The first guardrail the answer breaks, or null. Checked in this order: maxOutputChars (characters
  * of the text), blockedPatterns (none may match), requiredPatterns (each must match), jsonSchema
  * (against `json` when the step asked for JSON, else against the text parsed as JSON). Patterns are
- * JavaScript regular expressions without flags, validated when the definition was created.
+ * RE2 regular expressions without flags (linear-time matching, common/linear-regex.ts), validated
+ * when the definition was created; all of one answer's patterns share one work budget.
  */
 export function checkGuardrails(
   text: string,
@@ -54,20 +82,23 @@ export function checkGuardrails(
       };
     }
   }
+  const patterns = new PatternMatcher();
   for (const pattern of blockedPatterns ?? []) {
-    if (new RegExp(pattern).test(text)) {
-      return {
-        guardrail: 'blockedPatterns',
-        reason: `output matches the blocked pattern ${quote(pattern)}`,
-      };
+    const matched = patternMatches(patterns, pattern, text);
+    if (matched !== false) {
+      const reason =
+        matched === true ? `output matches the blocked pattern ${quote(pattern)}` : matched;
+      return { guardrail: 'blockedPatterns', reason };
     }
   }
   for (const pattern of requiredPatterns ?? []) {
-    if (!new RegExp(pattern).test(text)) {
-      return {
-        guardrail: 'requiredPatterns',
-        reason: `output does not match the required pattern ${quote(pattern)}`,
-      };
+    const matched = patternMatches(patterns, pattern, text);
+    if (matched !== true) {
+      const reason =
+        matched === false
+          ? `output does not match the required pattern ${quote(pattern)}`
+          : matched;
+      return { guardrail: 'requiredPatterns', reason };
     }
   }
   if (jsonSchema !== undefined) {
@@ -79,7 +110,7 @@ export function checkGuardrails(
         return { guardrail: 'jsonSchema', reason: (err as Error).message };
       }
     }
-    const errors = validateJsonSchema(value, jsonSchema);
+    const errors = validateJsonSchema(value, jsonSchema, patterns);
     if (errors.length > 0) {
       const shown = errors.slice(0, 5).join('; ');
       const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';

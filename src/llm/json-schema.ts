@@ -2,9 +2,12 @@
  * A small JSON Schema validator for the `jsonSchema` guardrail: the keywords that describe the shape of
  * a model's JSON answer. Supported: type (string or array, `integer` included), enum, const,
  * properties, required, additionalProperties (boolean or schema), items (one schema), minItems,
- * maxItems, minLength, maxLength, pattern, minimum, maximum, exclusiveMinimum, exclusiveMaximum
- * (numeric form), allOf, anyOf, oneOf, not. Other keywords ($ref, formats, ...) are ignored.
+ * maxItems, minLength, maxLength, pattern (RE2 syntax, matched in linear time), minimum, maximum,
+ * exclusiveMinimum, exclusiveMaximum (numeric form), allOf, anyOf, oneOf, not. Other keywords ($ref,
+ * formats, patternProperties, ...) are ignored.
  */
+import { linearRegexProblem, PatternMatcher } from '../common/linear-regex';
+
 export type JsonSchema = Record<string, unknown>;
 
 type JsonType = 'null' | 'boolean' | 'integer' | 'number' | 'string' | 'array' | 'object';
@@ -59,8 +62,16 @@ function childPath(path: string, key: string | number): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
-/** The violations of `schema` by `value`, each as `<path>: <message>` (`$` is the root). */
-export function validateJsonSchema(value: unknown, schema: unknown, path = '$'): string[] {
+/**
+ * The violations of `schema` by `value`, each as `<path>: <message>` (`$` is the root). `patterns`
+ * compiles each `pattern` once and bounds the matching work of the whole validation.
+ */
+export function validateJsonSchema(
+  value: unknown,
+  schema: unknown,
+  patterns = new PatternMatcher(),
+  path = '$',
+): string[] {
   if (schema === true || schema === undefined) return [];
   if (schema === false) return [`${path}: no value is allowed here`];
   if (!isSchema(schema)) return [];
@@ -89,13 +100,12 @@ export function validateJsonSchema(value: unknown, schema: unknown, path = '$'):
       fail(`must have at most ${schema.maxLength} characters`);
     }
     if (typeof schema.pattern === 'string') {
-      let re: RegExp | undefined;
+      const pattern = JSON.stringify(schema.pattern);
       try {
-        re = new RegExp(schema.pattern, 'u');
-      } catch {
-        fail(`schema pattern ${JSON.stringify(schema.pattern)} is not a valid regular expression`);
+        if (!patterns.test(schema.pattern, value)) fail(`must match ${pattern}`);
+      } catch (err) {
+        fail(`schema pattern ${pattern} could not be checked: ${(err as Error).message}`);
       }
-      if (re && !re.test(value)) fail(`must match ${JSON.stringify(schema.pattern)}`);
     }
   }
 
@@ -123,7 +133,7 @@ export function validateJsonSchema(value: unknown, schema: unknown, path = '$'):
     }
     if (schema.items !== undefined && !Array.isArray(schema.items)) {
       value.forEach((item, i) =>
-        errors.push(...validateJsonSchema(item, schema.items, childPath(path, i))),
+        errors.push(...validateJsonSchema(item, schema.items, patterns, childPath(path, i))),
       );
     }
   }
@@ -138,34 +148,74 @@ export function validateJsonSchema(value: unknown, schema: unknown, path = '$'):
     }
     const properties = isSchema(schema.properties) ? schema.properties : {};
     for (const [key, sub] of Object.entries(properties)) {
-      if (has(key)) errors.push(...validateJsonSchema(obj[key], sub, childPath(path, key)));
+      if (!has(key)) continue;
+      errors.push(...validateJsonSchema(obj[key], sub, patterns, childPath(path, key)));
     }
     const extra = schema.additionalProperties;
     if (extra !== undefined && extra !== true) {
       for (const key of Object.keys(obj)) {
         if (Object.prototype.hasOwnProperty.call(properties, key)) continue;
         if (extra === false) fail(`must not have property "${key}"`);
-        else errors.push(...validateJsonSchema(obj[key], extra, childPath(path, key)));
+        else errors.push(...validateJsonSchema(obj[key], extra, patterns, childPath(path, key)));
       }
     }
   }
 
   if (Array.isArray(schema.allOf)) {
-    for (const sub of schema.allOf) errors.push(...validateJsonSchema(value, sub, path));
+    for (const sub of schema.allOf) errors.push(...validateJsonSchema(value, sub, patterns, path));
   }
   if (Array.isArray(schema.anyOf)) {
-    if (!schema.anyOf.some((sub) => validateJsonSchema(value, sub, path).length === 0)) {
+    if (!schema.anyOf.some((sub) => validateJsonSchema(value, sub, patterns, path).length === 0)) {
       fail('must match at least one schema of anyOf');
     }
   }
   if (Array.isArray(schema.oneOf)) {
     const matching = schema.oneOf.filter(
-      (sub) => validateJsonSchema(value, sub, path).length === 0,
+      (sub) => validateJsonSchema(value, sub, patterns, path).length === 0,
     );
     if (matching.length !== 1) fail(`must match exactly one schema of oneOf (${matching.length})`);
   }
-  if (schema.not !== undefined && validateJsonSchema(value, schema.not, path).length === 0) {
+  if (
+    schema.not !== undefined &&
+    validateJsonSchema(value, schema.not, patterns, path).length === 0
+  ) {
     fail('must not match the schema of not');
   }
   return errors;
+}
+
+/**
+ * The `pattern` keywords of a schema that the linear-time engine cannot run, each with its path under
+ * `path` (`jsonSchema.properties.code.pattern`). Descends where validateJsonSchema does, so every
+ * pattern that can ever run is checked when the definition is created.
+ */
+export function schemaPatternProblems(
+  schema: unknown,
+  path: string,
+): { path: string; problem: string }[] {
+  if (!isSchema(schema)) return [];
+  const found: { path: string; problem: string }[] = [];
+  if (typeof schema.pattern === 'string') {
+    const problem = linearRegexProblem(schema.pattern);
+    if (problem) found.push({ path: childPath(path, 'pattern'), problem });
+  }
+  const nested: [string, unknown][] = [
+    ['items', schema.items],
+    ['additionalProperties', schema.additionalProperties],
+    ['not', schema.not],
+  ];
+  if (isSchema(schema.properties)) {
+    const properties = childPath(path, 'properties');
+    for (const [key, sub] of Object.entries(schema.properties)) {
+      found.push(...schemaPatternProblems(sub, childPath(properties, key)));
+    }
+  }
+  for (const keyword of ['allOf', 'anyOf', 'oneOf'] as const) {
+    const list = schema[keyword];
+    if (Array.isArray(list)) list.forEach((sub, i) => nested.push([`${keyword}[${i}]`, sub]));
+  }
+  for (const [keyword, sub] of nested) {
+    found.push(...schemaPatternProblems(sub, `${path}.${keyword}`));
+  }
+  return found;
 }

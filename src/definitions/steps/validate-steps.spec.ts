@@ -165,6 +165,39 @@ describe('validateSteps', () => {
     });
   });
 
+  describe('regex literals in JSONata expressions', () => {
+    const literals = [
+      '/a(?=b)/',
+      '/(?<=a)b/',
+      '/(a)\\1/',
+      '/\\u00e9/',
+      '/\\w{1000}\\w{1000}\\w{1000}/',
+    ];
+
+    it.each(literals)('refuses %s in a condition expression, naming the field', (literal) => {
+      const expression = `$contains(text, /ok/) and $contains(text, ${literal})`;
+      const steps = [task('a'), { type: 'condition', name: 'check', expression }];
+      expect(fieldsOf(steps)).toEqual(['steps[1].expression']);
+      expect(messageOf(steps, 'steps[1].expression')).toMatch(
+        /^regular expression \/.+\/ at position \d+: /,
+      );
+    });
+
+    it.each(literals)(
+      'refuses %s in a transform config.expression, naming the field',
+      (literal) => {
+        const expression = `{"parts": $split(text, ${literal}), "n": $count($match(text, /\\d+/))}`;
+        const steps = [task('a', { handler: 'transform', config: { expression } })];
+        expect(fieldsOf(steps)).toEqual(['steps[0].config.expression']);
+      },
+    );
+
+    it('accepts regex literals RE2 runs, with JSONata flags', () => {
+      const expression = '$replace($split(t, /,\\s*/)[0], /^(\\w+)@/i, "$1 at ")';
+      expect(fieldsOf([{ type: 'condition', name: 'c', expression }])).toEqual([]);
+    });
+  });
+
   describe('condition', () => {
     it('requires an expression that parses and is at most 2000 characters', () => {
       expect(fieldsOf([{ type: 'condition', name: 'c' }])).toEqual(['steps[0].expression']);
@@ -213,6 +246,48 @@ describe('validateSteps', () => {
       expect(
         fieldsOf([llm({ tools: [{ name: 't', handler: 'h', parameters: { type: 'string' } }] })]),
       ).toEqual(['steps[0].tools[0].parameters']);
+    });
+
+    it('rejects guardrail patterns the linear-time engine cannot run, naming each', () => {
+      const unsupported = [
+        'a(?=b)',
+        '(?<!x)y',
+        '(a)\\1',
+        'a*+',
+        '(?>a)',
+        '\\w{1000}\\w{1000}\\w{1000}',
+      ];
+      const errors = validateSteps([
+        task('first'),
+        llm({
+          guardrails: { blockedPatterns: ['ok', ...unsupported], requiredPatterns: unsupported },
+        }),
+      ]).errors;
+      expect(errors.map((e) => e.field)).toEqual([
+        ...unsupported.map((_, j) => `steps[1].guardrails.blockedPatterns[${j + 1}]`),
+        ...unsupported.map((_, j) => `steps[1].guardrails.requiredPatterns[${j}]`),
+      ]);
+      expect(errors[0].message).toMatch(/^lookahead `\(\?=` is not supported: .*RE2/);
+      expect(errors[5].message).toMatch(/^regular expression too large/);
+    });
+
+    it('rejects jsonSchema patterns the linear-time engine cannot run, at their schema path', () => {
+      const jsonSchema = {
+        type: 'object',
+        properties: {
+          code: { type: 'string', pattern: '^[A-Z]{3}(?!0)\\d+$' },
+          tags: { items: { pattern: '(\\w)\\1' } },
+          fine: { pattern: '^\\p{L}+$' },
+        },
+        additionalProperties: { anyOf: [{ pattern: 'x++' }] },
+      };
+      expect(
+        fieldsOf([task('first'), task('second'), llm({ guardrails: { jsonSchema } })]),
+      ).toEqual([
+        'steps[2].guardrails.jsonSchema.properties.code.pattern',
+        'steps[2].guardrails.jsonSchema.properties.tags.items.pattern',
+        'steps[2].guardrails.jsonSchema.additionalProperties.anyOf[0].pattern',
+      ]);
     });
 
     it('rejects an invalid guardrail regular expression, naming its index', () => {

@@ -1,7 +1,9 @@
 import type { FieldError } from '../../common/errors';
 import { expressionSyntaxError } from '../../common/jsonata';
+import { linearRegexProblem } from '../../common/linear-regex';
 import { MAX_TIMER_MS } from '../../common/timers';
 import { validateDto } from '../../common/validation';
+import { schemaPatternProblems } from '../../llm/json-schema';
 import { STEP_DTO_BY_TYPE } from './step-dtos';
 import { STEP_TYPES, type StepDefinition } from './step-types';
 
@@ -9,15 +11,6 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function regexError(pattern: string): string | undefined {
-  try {
-    new RegExp(pattern);
-    return undefined;
-  } catch (err) {
-    return `invalid regular expression: ${(err as Error).message}`;
-  }
 }
 
 /** Rules one step's own DTO cannot express (they depend on field combinations or on parsing). */
@@ -73,10 +66,12 @@ function typeSpecificErrors(step: Record<string, unknown>, prefix: string): Fiel
         const patterns = guardrails[list];
         if (!Array.isArray(patterns)) continue;
         patterns.forEach((p, j) => {
-          const err = typeof p === 'string' ? regexError(p) : undefined;
+          const err = typeof p === 'string' ? linearRegexProblem(p) : undefined;
           if (err) add(`guardrails.${list}[${j}]`, err);
         });
       }
+      const schemaPatterns = schemaPatternProblems(guardrails.jsonSchema, 'guardrails.jsonSchema');
+      schemaPatterns.forEach(({ path, problem }) => add(path, problem));
       if (Array.isArray(step.tools)) {
         const seen = new Set<string>();
         step.tools.forEach((tool: unknown, j) => {

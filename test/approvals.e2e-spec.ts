@@ -508,3 +508,100 @@ describe('approvals', () => {
     expect(run.error).toBe('no value in the run state at contentKey "missing.path"');
   });
 });
+
+describe('approval list size', () => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ APPROVAL_LIST_MAX_ITEMS: '3' });
+  });
+
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** One page of the list: its ids and the next part's link, if the answer was cut. */
+  async function page(key: string, path: string): Promise<{ ids: string[]; next?: string }> {
+    const res = await t.http.get(path).set('x-api-key', key);
+    expect(res.status).toBe(200);
+    const link = res.headers.link as string | undefined;
+    const next = link ? /^<([^>]+)>; rel="next"$/.exec(link)?.[1] : undefined;
+    if (link) expect(next).toBeDefined();
+    return { ids: (res.body.data as ApprovalView[]).map((a) => a.id), next };
+  }
+
+  /** Every id of the list, following the next links from `path`; also the size of each answer. */
+  async function walk(key: string, path: string): Promise<{ ids: string[]; sizes: number[] }> {
+    const ids: string[] = [];
+    const sizes: number[] = [];
+    for (let next: string | undefined = path; next;) {
+      const got = await page(key, next);
+      ids.push(...got.ids);
+      sizes.push(got.ids.length);
+      next = got.next;
+    }
+    return { ids, sizes };
+  }
+
+  it('answers at most APPROVAL_LIST_MAX_ITEMS requests, newest first, with a Link to the rest that keeps the filter', async () => {
+    const { key } = await createWorkspaceWithKey(t.http);
+    const definitionId = await createDefinition(t.http, key, reviewThenPublish('draft'));
+    const requests: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const runId = await startRun(t.http, key, definitionId, { draft: { n: i } });
+      await waitForRun(t.http, key, runId, 'PAUSED');
+      const pending = await eventually(
+        async () => {
+          const res = await t.http.get(`/v1/approval-requests?pending=true`).set('x-api-key', key);
+          return (res.body.data as ApprovalView[]).find((a) => a.workflowRunId === runId);
+        },
+        10_000,
+        `the approval request of run ${runId}`,
+      );
+      requests.push(pending.id);
+    }
+    const newestFirst = [...requests].reverse();
+
+    const all = await walk(key, '/v1/approval-requests');
+    expect(all.sizes).toEqual([3, 3, 1]);
+    expect(all.ids).toEqual(newestFirst);
+
+    // Decide two: the filtered lists page on their own and keep the filter in the link.
+    for (const id of [requests[1], requests[4]]) {
+      await t.http
+        .post(`/v1/approval-requests/${id}/decide`)
+        .set('x-api-key', key)
+        .send({ decision: 'approved' })
+        .expect(200);
+    }
+    const pending = await walk(key, '/v1/approval-requests?pending=true');
+    expect(pending.sizes).toEqual([3, 2]);
+    expect(pending.ids).toEqual(
+      newestFirst.filter((id) => id !== requests[1] && id !== requests[4]),
+    );
+    const first = await page(key, '/v1/approval-requests?pending=true');
+    expect(first.next).toBe(`/v1/approval-requests?pending=true&before=${first.ids[2]}`);
+    const decided = await walk(key, '/v1/approval-requests?pending=false');
+    expect(decided).toEqual({ ids: [requests[4], requests[1]], sizes: [2] });
+  });
+
+  it("answers 400 naming before for a malformed id, an unknown one and another workspace's", async () => {
+    const mine = await createWorkspaceWithKey(t.http);
+    const other = await createWorkspaceWithKey(t.http);
+    const definitionId = await createDefinition(t.http, other.key, reviewThenPublish('draft'));
+    const runId = await startRun(t.http, other.key, definitionId, { draft: { n: 1 } });
+    await waitForRun(t.http, other.key, runId, 'PAUSED');
+    const [theirs] = (await page(other.key, '/v1/approval-requests')).ids;
+    expect(theirs).toBeDefined();
+    for (const before of ['nope', '00000000-0000-4000-8000-000000000000', theirs]) {
+      const res = await t.http
+        .get(`/v1/approval-requests?before=${before}`)
+        .set('x-api-key', mine.key);
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('VALIDATION_ERROR');
+      expect(res.body.error.details.errors).toEqual([
+        { field: 'before', message: 'before must be the id of an approval request' },
+      ]);
+    }
+  });
+});

@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentApiKeyId, CurrentWorkspace } from '../common/auth';
 import { ApiEnvelope, ApiErrors } from '../common/swagger';
@@ -19,15 +20,31 @@ export class ApprovalsController {
   @Get()
   @ApiOperation({
     summary: 'List approval requests, newest first (no pagination meta)',
-    description: '`pending=true`: undecided only; `pending=false`: decided only; omitted: all.',
+    description:
+      '`pending=true`: undecided only; `pending=false`: decided only; omitted: all. One answer holds ' +
+      'at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the newest; when there are more, the ' +
+      '`Link` header names the next part (`rel="next"`, with `before` set to the last id).',
   })
-  @ApiEnvelope(ApprovalRequestDto, 200, 'array')
+  @ApiEnvelope(ApprovalRequestDto, 200, 'array', {
+    Link: {
+      description: 'Present when the answer was cut: `<...?before=<last id>>; rel="next"`',
+      schema: { type: 'string' },
+    },
+  })
   @ApiErrors(400, 401)
-  list(
+  async list(
     @CurrentWorkspace() workspaceId: string,
     @Query() query: ListApprovalRequestsQueryDto,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<ApprovalRequestDto[]> {
-    return this.approvals.list(workspaceId, query);
+    const { items, next } = await this.approvals.list(workspaceId, query);
+    if (next) {
+      const params = new URLSearchParams();
+      if (query.pending !== undefined) params.set('pending', query.pending);
+      params.set('before', next);
+      res.setHeader('Link', `</v1/approval-requests?${params.toString()}>; rel="next"`);
+    }
+    return items;
   }
 
   @Post(':id/decide')

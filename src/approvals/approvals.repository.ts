@@ -88,14 +88,34 @@ export class ApprovalsRepository {
     return res.rows[0] as ApprovalRow;
   }
 
-  /** Newest first; `pending` true: undecided only, false: decided only, undefined: all. */
-  async list(workspaceId: string, pending: boolean | undefined): Promise<ApprovalRow[]> {
+  /**
+   * Newest first; `pending` true: undecided only, false: decided only, undefined: all. At most `limit`
+   * rows, only those older than the request `before` when it is given; null when `before` is not a
+   * request of this workspace.
+   */
+  async list(
+    workspaceId: string,
+    pending: boolean | undefined,
+    limit: number,
+    before?: string,
+  ): Promise<ApprovalRow[] | null> {
     const filter =
       pending === undefined ? '' : pending ? 'AND decision IS NULL' : 'AND decision IS NOT NULL';
+    let after: [Date, string] | [null, null] = [null, null];
+    if (before !== undefined) {
+      const cursor = await this.pool.query<{ created_at: Date }>(
+        'SELECT created_at FROM approval_requests WHERE workspace_id = $1 AND id = $2',
+        [workspaceId, before],
+      );
+      if (cursor.rows.length === 0) return null;
+      after = [cursor.rows[0].created_at, before];
+    }
     const res = await this.pool.query<ApprovalRow>(
-      `SELECT ${COLUMNS} FROM approval_requests WHERE workspace_id = $1 ${filter}
-       ORDER BY created_at DESC, id DESC`,
-      [workspaceId],
+      `SELECT ${COLUMNS} FROM approval_requests
+       WHERE workspace_id = $1 ${filter}
+         AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::uuid))
+       ORDER BY created_at DESC, id DESC LIMIT $2`,
+      [workspaceId, limit, ...after],
     );
     return res.rows;
   }

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError } from '../common/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { jsonWithin } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -36,9 +36,23 @@ export class ApprovalsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async list(workspaceId: string, q: ListApprovalRequestsQueryDto): Promise<ApprovalRequestDto[]> {
+  /**
+   * The newest requests matching the filter, at most APPROVAL_LIST_MAX_ITEMS of them: the list has no
+   * pagination in the contract, and decided requests grow with the runs made. `next` is the cursor
+   * (`before`) of the following part when the answer was cut.
+   */
+  async list(
+    workspaceId: string,
+    q: ListApprovalRequestsQueryDto,
+  ): Promise<{ items: ApprovalRequestDto[]; next: string | null }> {
     const pending = q.pending === undefined ? undefined : q.pending === 'true';
-    return (await this.approvals.list(workspaceId, pending)).map(toDto);
+    const max = this.config.limits.approvalListMaxItems;
+    const rows = await this.approvals.list(workspaceId, pending, max + 1, q.before);
+    if (rows === null) {
+      throw ValidationError.field('before', 'before must be the id of an approval request');
+    }
+    const items = rows.slice(0, max).map(toDto);
+    return { items, next: rows.length > max ? items[items.length - 1].id : null };
   }
 
   async decide(

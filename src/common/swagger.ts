@@ -18,6 +18,7 @@ export function ApiEnvelope(
   model: Type<unknown>,
   status = 200,
   shape: 'one' | 'array' | 'page' = 'one',
+  headers?: Record<string, { description: string; schema: SchemaObject }>,
 ) {
   const data: SchemaObject | { $ref: string } =
     shape === 'one'
@@ -30,7 +31,11 @@ export function ApiEnvelope(
   if (shape === 'page') properties.meta = { $ref: getSchemaPath(PageMeta) };
   return applyDecorators(
     ApiExtraModels(model, PageMeta),
-    ApiResponse({ status, schema: { type: 'object', properties } }),
+    ApiResponse({
+      status,
+      schema: { type: 'object', properties },
+      ...(headers ? { headers } : {}),
+    }),
   );
 }
 

@@ -48,6 +48,7 @@ describe('loadConfig', () => {
         signalPayloadBytes: 65536,
         approvalContentBytes: 65536,
         pendingApprovalsPerWorkspace: 500,
+        approvalListMaxItems: 500,
         definitionCacheBytes: 67108864,
       },
     });
@@ -86,6 +87,7 @@ describe('loadConfig', () => {
       MAX_SIGNAL_PAYLOAD_BYTES: '1024',
       MAX_APPROVAL_CONTENT_BYTES: '3000',
       MAX_PENDING_APPROVALS_PER_WORKSPACE: '7',
+      APPROVAL_LIST_MAX_ITEMS: '50',
       EXECUTOR_DEFINITION_CACHE_BYTES: '0',
     });
     expect(config).toEqual({
@@ -120,6 +122,7 @@ describe('loadConfig', () => {
         signalPayloadBytes: 1024,
         approvalContentBytes: 3000,
         pendingApprovalsPerWorkspace: 7,
+        approvalListMaxItems: 50,
         definitionCacheBytes: 0,
       },
     });
@@ -238,10 +241,12 @@ describe('loadConfig', () => {
       MAX_RUN_INPUT_BYTES: '12',
       MAX_SIGNAL_PAYLOAD_BYTES: 'lots',
       MAX_PENDING_APPROVALS_PER_WORKSPACE: '-1',
+      APPROVAL_LIST_MAX_ITEMS: '10001',
       EXECUTOR_DEFINITION_CACHE_BYTES: '1.5',
     });
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
       [
+        'APPROVAL_LIST_MAX_ITEMS',
         'EXECUTOR_DEFINITION_CACHE_BYTES',
         'MAX_DEFINITIONS_PER_WORKSPACE',
         'MAX_DEFINITION_BYTES',

@@ -210,6 +210,12 @@ export class EnvironmentVariables {
 
   @Transform(toInt)
   @IsInt()
+  @Min(1)
+  @Max(10_000)
+  APPROVAL_LIST_MAX_ITEMS = 500;
+
+  @Transform(toInt)
+  @IsInt()
   @Min(0)
   EXECUTOR_DEFINITION_CACHE_BYTES = 67_108_864;
 }
@@ -261,6 +267,8 @@ export interface StorageLimits {
   signalPayloadBytes: number;
   approvalContentBytes: number;
   pendingApprovalsPerWorkspace: number;
+  /** Approval requests one answer of GET /v1/approval-requests holds at most (the newest). */
+  approvalListMaxItems: number;
   /** Approximate bytes of definition steps the executor keeps in memory; 0 disables the cache. */
   definitionCacheBytes: number;
 }
@@ -368,6 +376,7 @@ export const CONFIG_VARIABLES = [
   'MAX_SIGNAL_PAYLOAD_BYTES',
   'MAX_APPROVAL_CONTENT_BYTES',
   'MAX_PENDING_APPROVALS_PER_WORKSPACE',
+  'APPROVAL_LIST_MAX_ITEMS',
   'EXECUTOR_DEFINITION_CACHE_BYTES',
 ] as const;
 
@@ -438,6 +447,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       signalPayloadBytes: vars.MAX_SIGNAL_PAYLOAD_BYTES,
       approvalContentBytes: vars.MAX_APPROVAL_CONTENT_BYTES,
       pendingApprovalsPerWorkspace: vars.MAX_PENDING_APPROVALS_PER_WORKSPACE,
+      approvalListMaxItems: vars.APPROVAL_LIST_MAX_ITEMS,
       definitionCacheBytes: vars.EXECUTOR_DEFINITION_CACHE_BYTES,
     },
   };

@@ -4,6 +4,7 @@ import {
   IsObject,
   IsOptional,
   IsString,
+  IsUUID,
   Length,
   MaxLength,
   ValidateIf,
@@ -21,6 +22,16 @@ export class ListApprovalRequestsQueryDto {
   @IsOptional()
   @IsIn(['true', 'false'], { message: 'pending must be true or false' })
   pending?: 'true' | 'false';
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'Continue after this request: only requests older than it (the `Link: rel="next"` header of ' +
+      'an answer that was cut at APPROVAL_LIST_MAX_ITEMS names it)',
+  })
+  @IsOptional()
+  @IsUUID('all', { message: 'before must be the id of an approval request' })
+  before?: string;
 }
 
 export class DecideApprovalDto {

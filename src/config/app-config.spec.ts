@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from './app-config';
+import { CONFIG_VARIABLES, ConfigError, defaultExpressionWorkers, loadConfig } from './app-config';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -21,6 +21,12 @@ describe('loadConfig', () => {
       rateLimit: { max: 1000, windowMs: 60000 },
       redisUrl: undefined,
       executor: { enabled: true, concurrency: 32, pollIntervalMs: 500, leaseMs: 30000 },
+      expressions: {
+        workers: defaultExpressionWorkers(),
+        timeoutMs: 1000,
+        memoryMb: 128,
+        maxResultBytes: 1048576,
+      },
       openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1' },
       anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com' },
       llmPricing: {},
@@ -41,6 +47,10 @@ describe('loadConfig', () => {
       EXECUTOR_CONCURRENCY: '4',
       EXECUTOR_POLL_INTERVAL_MS: '100',
       STEP_LEASE_MS: '5000',
+      EXPRESSION_WORKERS: '3',
+      EXPRESSION_TIMEOUT_MS: '250',
+      EXPRESSION_MEMORY_MB: '64',
+      EXPRESSION_MAX_RESULT_BYTES: '4096',
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: 'http://localhost:11434/v1/',
       ANTHROPIC_API_KEY: 'ak-test',
@@ -58,6 +68,7 @@ describe('loadConfig', () => {
       rateLimit: { max: 0, windowMs: 1000 },
       redisUrl: 'redis://cache:6379',
       executor: { enabled: false, concurrency: 4, pollIntervalMs: 100, leaseMs: 5000 },
+      expressions: { workers: 3, timeoutMs: 250, memoryMb: 64, maxResultBytes: 4096 },
       openai: { apiKey: 'sk-test', baseUrl: 'http://localhost:11434/v1' },
       anthropic: { apiKey: 'ak-test', baseUrl: 'https://proxy.example.com' },
       llmPricing: { 'my-model': { inputPerMillion: 1.5, outputPerMillion: 2 } },
@@ -112,6 +123,12 @@ describe('loadConfig', () => {
     ['EXECUTOR_CONCURRENCY', '1001'],
     ['EXECUTOR_POLL_INTERVAL_MS', '5'],
     ['STEP_LEASE_MS', '999'],
+    ['EXPRESSION_WORKERS', '0'],
+    ['EXPRESSION_WORKERS', '65'],
+    ['EXPRESSION_TIMEOUT_MS', '5'],
+    ['EXPRESSION_TIMEOUT_MS', '1s'],
+    ['EXPRESSION_MEMORY_MB', '8'],
+    ['EXPRESSION_MAX_RESULT_BYTES', '100'],
     ['OPENAI_BASE_URL', 'ftp://models'],
     ['ANTHROPIC_BASE_URL', 'api.anthropic.com'],
     ['LLM_PRICING_JSON', '{not json'],

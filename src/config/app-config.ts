@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -11,6 +12,7 @@ import {
   MinLength,
   validateSync,
 } from 'class-validator';
+import { EXPRESSION_TIMEOUT_MS as DEFAULT_EXPRESSION_TIMEOUT_MS } from '../common/jsonata';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
@@ -22,6 +24,10 @@ const toBool = ({ value }: { value: unknown }): unknown => {
   if (v === 'false' || v === '0') return false;
   return value;
 };
+
+export function defaultExpressionWorkers(): number {
+  return Math.max(2, os.availableParallelism());
+}
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -83,6 +89,31 @@ export class EnvironmentVariables {
   @Min(1000)
   STEP_LEASE_MS = 30000;
 
+  /** Default: one per core, at least two, so that one stuck expression never holds every worker. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  EXPRESSION_WORKERS = defaultExpressionWorkers();
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(60000)
+  EXPRESSION_TIMEOUT_MS = DEFAULT_EXPRESSION_TIMEOUT_MS;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(4096)
+  EXPRESSION_MEMORY_MB = 128;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  EXPRESSION_MAX_RESULT_BYTES = 1024 * 1024;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -141,6 +172,8 @@ export interface AppConfig {
   rateLimit: { max: number; windowMs: number };
   redisUrl?: string;
   executor: { enabled: boolean; concurrency: number; pollIntervalMs: number; leaseMs: number };
+  /** The expression sandbox (src/expressions) that evaluates tenant JSONata. */
+  expressions: { workers: number; timeoutMs: number; memoryMb: number; maxResultBytes: number };
   openai: { apiKey?: string; baseUrl: string };
   anthropic: { apiKey?: string; baseUrl: string };
   llmPricing: Record<string, ModelPrice>;
@@ -197,6 +230,10 @@ export const CONFIG_VARIABLES = [
   'EXECUTOR_CONCURRENCY',
   'EXECUTOR_POLL_INTERVAL_MS',
   'STEP_LEASE_MS',
+  'EXPRESSION_WORKERS',
+  'EXPRESSION_TIMEOUT_MS',
+  'EXPRESSION_MEMORY_MB',
+  'EXPRESSION_MAX_RESULT_BYTES',
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
   'ANTHROPIC_API_KEY',
@@ -242,6 +279,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       concurrency: vars.EXECUTOR_CONCURRENCY,
       pollIntervalMs: vars.EXECUTOR_POLL_INTERVAL_MS,
       leaseMs: vars.STEP_LEASE_MS,
+    },
+    expressions: {
+      workers: vars.EXPRESSION_WORKERS,
+      timeoutMs: vars.EXPRESSION_TIMEOUT_MS,
+      memoryMb: vars.EXPRESSION_MEMORY_MB,
+      maxResultBytes: vars.EXPRESSION_MAX_RESULT_BYTES,
     },
     openai: {
       apiKey: vars.OPENAI_API_KEY,

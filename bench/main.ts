@@ -145,14 +145,16 @@ async function repeated(
     log(`${label}: ${t.runsPerSec.toFixed(1)} runs/s (${t.seconds.toFixed(2)} s)`);
     samples.push(t);
   }
+  return { median: medianSample(samples), samples };
+}
+
+/** The sample nearest the median runs/s, carrying the median itself. */
+function medianSample(samples: Throughput[]): Throughput {
   const m = median(samples.map((s) => s.runsPerSec));
   const pick = samples.reduce((best, s) =>
     Math.abs(s.runsPerSec - m) < Math.abs(best.runsPerSec - m) ? s : best,
   );
-  return {
-    median: { ...pick, runsPerSec: m, stepsPerSec: m * (pick.stepsPerSec / pick.runsPerSec) },
-    samples,
-  };
+  return { ...pick, runsPerSec: m, stepsPerSec: m * (pick.stepsPerSec / pick.runsPerSec) };
 }
 
 interface Results {
@@ -219,31 +221,43 @@ async function scenarioThroughput(server: DatabaseServer, opts: BenchOptions, r:
 
 /**
  * 7: 1(b) with a 3-step `transform` workflow, and 1(b) itself (3-step `noop`) measured in the same
- * scenario as the reference, so that the ratio holds on a machine whose speed drifts between scenarios.
+ * scenario and database as the reference, the two alternating at each repetition, so that the ratio
+ * holds on a machine whose speed drifts and neither workflow always runs first.
  */
 async function scenarioTransform(server: DatabaseServer, opts: BenchOptions, r: Results) {
   log(`scenario 7: ${opts.runs} runs of a 3-step transform workflow, execution only`);
-  const measured: Partial<Record<'transform' | 'noop', Awaited<ReturnType<typeof repeated>>>> = {};
-  for (const [kind, steps] of [
-    ['transform', THREE_TRANSFORM_STEPS],
-    ['noop', THREE_NOOP_STEPS],
-  ] as const) {
-    const s = await stage(server, `s7_${kind}`, opts, steps, { EXECUTOR_ENABLED: 'false' });
-    try {
-      measured[kind] = await repeated(`7 ${kind}`, opts.repeat, () =>
-        executionOnly(s.svc, s.sql, s.target, opts.runs, opts.inFlight),
-      );
-    } catch (err) {
-      log(`service log:\n${s.svc.logs()}`);
-      throw err;
-    } finally {
-      await s.close();
+  const s = await stage(server, 's7', opts, THREE_NOOP_STEPS, { EXECUTOR_ENABLED: 'false' });
+  const samples: Record<'noop' | 'transform', Throughput[]> = { noop: [], transform: [] };
+  try {
+    const targets = {
+      noop: s.target,
+      transform: {
+        ...s.target,
+        definitionId: await createDefinition(
+          s.svc.baseUrl,
+          s.target.apiKey,
+          'bench-s7-transform',
+          THREE_TRANSFORM_STEPS,
+        ),
+      },
+    };
+    for (let i = 0; i < opts.repeat; i++) {
+      for (const kind of ['noop', 'transform'] as const) {
+        const t = await executionOnly(s.svc, s.sql, targets[kind], opts.runs, opts.inFlight);
+        log(`7 ${kind}: ${t.runsPerSec.toFixed(1)} runs/s (${t.seconds.toFixed(2)} s)`);
+        samples[kind].push(t);
+      }
     }
+  } catch (err) {
+    log(`service log:\n${s.svc.logs()}`);
+    throw err;
+  } finally {
+    await s.close();
   }
   r.transform = {
-    transform: measured.transform!.median,
-    noop: measured.noop!.median,
-    samples: { transform: measured.transform!.samples, noop: measured.noop!.samples },
+    transform: medianSample(samples.transform),
+    noop: medianSample(samples.noop),
+    samples,
   };
 }
 

@@ -1,5 +1,14 @@
 import { ExpressionError, ExpressionLimitError, MAX_STRING_LENGTH } from '../common/jsonata';
-import { ExpressionSandbox, KILL_GRACE_MS, type SandboxOptions } from './expression-sandbox';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { waitFor } from '../../test/support/wait';
+import {
+  ExpressionSandbox,
+  KILL_GRACE_MS,
+  workerScript,
+  type SandboxOptions,
+} from './expression-sandbox';
 
 /**
  * The sandbox runs its real workers (dist/expressions/expression-worker.js, built by `npm test`'s
@@ -24,12 +33,17 @@ async function started(options: Partial<SandboxOptions> = {}): Promise<Expressio
   return sandbox;
 }
 
+/** Whether `pid` runs; an exited process not yet reaped (a zombie, where no init reaps) does not. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return !existsSync('/proc');
   }
 }
 
@@ -179,6 +193,31 @@ describe('ExpressionSandbox', () => {
     expect(order).toEqual(['a1', 'a2', 'b1', 'c1', 'a3', 'b2', 'a4']);
   });
 
+  it('hands results back together once the pool falls idle, and a lone result at once', async () => {
+    // A window far longer than the test: only "the pool is idle" can deliver the results.
+    const sandbox = await started({ workers: 2, settleWindowMs: 600_000 });
+    let turn = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turn++;
+      if (ticking) setImmediate(tick);
+    };
+    tick();
+    try {
+      const turns = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          sandbox.evaluate(`ws-${i % 3}`, `${i} * 2`, {}).then((v) => [v, turn]),
+        ),
+      );
+      expect(turns.map(([v]) => v)).toEqual(Array.from({ length: 20 }, (_, i) => i * 2));
+      // Every result in the same turn of the event loop: the executor records them in one batch.
+      expect(new Set(turns.map(([, t]) => t)).size).toBe(1);
+      await expect(sandbox.evaluate('ws', '"alone"', {})).resolves.toBe('alone');
+    } finally {
+      ticking = false;
+    }
+  });
+
   it('starts the budget when a worker starts the evaluation, not when it was queued', async () => {
     const sandbox = await started({ workers: 1 });
     // Queued behind a spin that is killed at 1000 ms, longer than the budget of 500 ms.
@@ -206,6 +245,43 @@ describe('ExpressionSandbox', () => {
     }
     expect(pids.filter(alive)).toEqual([]);
     await expect(sandbox.evaluate('a', '1', {})).rejects.toThrow('expression sandbox is shut down');
+  });
+
+  it('hands back the results it holds when it shuts down', async () => {
+    const sandbox = await started({ workers: 2, timeoutMs: 30_000, settleWindowMs: 600_000 });
+    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}));
+    const quick = sandbox.evaluate('b', '"done before the shutdown"', {});
+    // Done, but held back while the other worker is still busy.
+    await waitFor('the quick result to be held', () =>
+      sandbox.stats().held === 1 ? true : undefined,
+    );
+    await sandbox.close();
+    await expect(quick).resolves.toBe('done before the shutdown');
+    expect(((await spinning) as Error).message).toBe('expression sandbox is shut down');
+  });
+
+  it('leaves no worker behind when the service process is killed (SIGKILL)', async () => {
+    // A service process of its own, running the built sandbox, that prints its workers' pids.
+    const service = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const { ExpressionSandbox } = require(${JSON.stringify(path.join(path.dirname(workerScript()), 'expression-sandbox.js'))});
+         const sandbox = new ExpressionSandbox(${JSON.stringify(BASE)});
+         sandbox.start().then(() => console.log(JSON.stringify(sandbox.pids())));
+         setInterval(() => undefined, 1000);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    let output = '';
+    service.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const pids = await waitFor('the workers to start', () =>
+      output.includes('\n') ? (JSON.parse(output) as number[]) : undefined,
+    );
+    expect(pids).toHaveLength(BASE.workers);
+    expect(pids.every(alive)).toBe(true);
+    service.kill('SIGKILL');
+    await waitFor('the orphaned workers to exit', () => (pids.some(alive) ? undefined : true));
   });
 
   it('names a missing worker script at start', async () => {

@@ -13,6 +13,8 @@ export interface SandboxOptions {
   memoryMb: number;
   /** Largest result, as JSON, a worker sends back. */
   maxResultBytes: number;
+  /** How long results may wait to be handed back together (default SETTLE_WINDOW_MS). */
+  settleWindowMs?: number;
 }
 
 /**
@@ -26,7 +28,7 @@ export const KILL_GRACE_MS = 500;
  * of one event-loop turn in one statement; steps that finish a few hundred microseconds apart would
  * each pay a statement of their own (measured: PostgreSQL CPU per step x4, throughput -30%).
  */
-const SETTLE_WINDOW_MS = 2;
+export const SETTLE_WINDOW_MS = 2;
 /** A worker that has not said it is ready by then is considered broken. */
 const BOOT_TIMEOUT_MS = 15_000;
 /** Delay before replacing a worker that died before it was ready, so a broken install cannot spin. */
@@ -140,12 +142,26 @@ export class ExpressionSandbox {
     return [...this.workers].map((w) => w.child.pid).filter((pid): pid is number => !!pid);
   }
 
+  /** Live workers, those evaluating, evaluations queued, and results held for the next hand-back. */
+  stats(): { workers: number; busy: number; queued: number; held: number } {
+    const workers = [...this.workers];
+    let queued = 0;
+    for (const queue of this.queues.values()) queued += queue.length;
+    return {
+      workers: workers.length,
+      busy: workers.filter((w) => w.running).length,
+      queued,
+      held: this.settled.length,
+    };
+  }
+
   /**
-   * Rejects what is queued, kills every worker (an evaluation in flight is cut short: shutdown must
+   * Hands back the results it holds, rejects what is queued, kills every worker (an evaluation in flight is cut short: shutdown must
    * not wait for a spinning expression) and resolves once they have exited.
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.deliverSettled();
     for (const queue of this.queues.values()) {
       for (const task of queue) task.reject(new Error('expression sandbox is shut down'));
     }
@@ -270,7 +286,12 @@ export class ExpressionSandbox {
     this.dispatch();
     const busy = this.queues.size > 0 || [...this.workers].some((w) => w.running);
     if (!busy) this.deliverSettled();
-    else this.settleTimer ??= setTimeout(() => this.deliverSettled(), SETTLE_WINDOW_MS);
+    else {
+      this.settleTimer ??= setTimeout(
+        () => this.deliverSettled(),
+        this.options.settleWindowMs ?? SETTLE_WINDOW_MS,
+      );
+    }
   }
 
   private deliverSettled(): void {

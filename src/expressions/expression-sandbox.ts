@@ -156,8 +156,9 @@ export class ExpressionSandbox {
   }
 
   /**
-   * Hands back the results it holds, rejects what is queued, kills every worker (an evaluation in flight is cut short: shutdown must
-   * not wait for a spinning expression) and resolves once they have exited.
+   * Hands back the results it holds, rejects what is queued, kills every worker (an evaluation in
+   * flight is cut short: shutdown must not wait for a spinning expression) and resolves once they
+   * have exited.
    */
   async close(): Promise<void> {
     this.closed = true;

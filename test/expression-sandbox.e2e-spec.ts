@@ -1,3 +1,4 @@
+import { ExpressionSandboxService } from '../src/expressions/expressions.module';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import {
@@ -81,6 +82,15 @@ function percentile(values: number[], p: number): number {
 }
 
 describe('expression sandbox', () => {
+  it('starts no worker in an API-only process (EXECUTOR_ENABLED=false)', async () => {
+    const api = await createTestApp({ EXECUTOR_ENABLED: 'false' });
+    try {
+      expect(api.app.get(ExpressionSandboxService).stats().workers).toBe(0);
+    } finally {
+      await api.close();
+    }
+  });
+
   let t: TestApp;
   let hostile: WorkspaceWithKey;
   let innocent: WorkspaceWithKey;

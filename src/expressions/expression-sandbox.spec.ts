@@ -290,4 +290,19 @@ describe('ExpressionSandbox', () => {
       'expression sandbox worker not found at /nonexistent/expression-worker.js',
     );
   });
+
+  it('starts its workers at the first evaluation when it was not started', async () => {
+    const sandbox = new ExpressionSandbox(BASE);
+    sandboxes.push(sandbox);
+    expect(sandbox.stats().workers).toBe(0);
+    await expect(sandbox.evaluate('ws', '"lazy"', {})).resolves.toBe('lazy');
+    expect(sandbox.stats().workers).toBe(BASE.workers);
+  });
+
+  it('rejects what waited for a start that failed, rather than leaving it pending', async () => {
+    const sandbox = new ExpressionSandbox(BASE, '/nonexistent/expression-worker.js');
+    await expect(sandbox.evaluate('ws', '1', {})).rejects.toThrow(
+      'expression sandbox is shut down',
+    );
+  });
 });

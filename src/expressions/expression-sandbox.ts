@@ -87,6 +87,7 @@ export class ExpressionSandbox {
   /** Pending evaluations per workspace; the Map's order is the round-robin turn. */
   private readonly queues = new Map<string, Task[]>();
   private nextId = 1;
+  private starting?: Promise<void>;
   private readonly settled: Array<() => void> = [];
   private settleTimer?: NodeJS.Timeout;
   private closed = false;
@@ -99,17 +100,23 @@ export class ExpressionSandbox {
     this.limits = { timeoutMs: options.timeoutMs, maxResultBytes: options.maxResultBytes };
   }
 
-  /** Starts every worker and waits until each is ready (warm), so the first evaluation pays nothing. */
-  async start(): Promise<void> {
-    if (!existsSync(this.script)) {
-      throw new Error(
-        `expression sandbox worker not found at ${this.script}: run "npm run build" first`,
-      );
-    }
-    const booting: Array<Promise<void>> = [];
-    for (let i = 0; i < this.options.workers; i++) booting.push(this.spawn());
+  /**
+   * Starts every worker and waits until each is ready (warm), so the first evaluation pays nothing.
+   * Without it, the first evaluation starts them.
+   */
+  start(): Promise<void> {
+    this.starting ??= this.boot();
+    return this.starting;
+  }
+
+  private async boot(): Promise<void> {
     try {
-      await Promise.all(booting);
+      if (!existsSync(this.script)) {
+        throw new Error(
+          `expression sandbox worker not found at ${this.script}: run "npm run build" first`,
+        );
+      }
+      await Promise.all(Array.from({ length: this.options.workers }, () => this.spawn()));
     } catch (err) {
       await this.close();
       throw err;
@@ -133,6 +140,8 @@ export class ExpressionSandbox {
       const queue = this.queues.get(workspaceId);
       if (queue) queue.push(task);
       else this.queues.set(workspaceId, [task]);
+      // Not started yet: start now. A start that fails rejects what was queued (close() does).
+      if (!this.starting) this.start().catch(() => undefined);
       this.dispatch();
     });
   }

@@ -9,7 +9,8 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ExpressionSandbox } from './expression-sandbox';
 
 /**
- * The process's one expression sandbox as a Nest provider: its workers start (warm) at boot and are
+ * The process's one expression sandbox as a Nest provider: its workers start (warm) at boot where the
+ * executor runs, at the first evaluation elsewhere (an API-only process evaluates nothing), and are
  * killed at shutdown. Shutdown comes after the executor's drain (`beforeApplicationShutdown`), so the
  * steps still in flight finish their evaluations first.
  */
@@ -18,12 +19,12 @@ export class ExpressionSandboxService
   extends ExpressionSandbox
   implements OnModuleInit, OnApplicationShutdown
 {
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
     super(config.expressions);
   }
 
   async onModuleInit(): Promise<void> {
-    await this.start();
+    if (this.config.executor.enabled) await this.start();
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -36,11 +36,12 @@ import { parkAndDrain, PARK_STEPS, type ParkResult } from './scenarios/park';
 import { findPgbench, pgbenchCeiling, type PgbenchResult } from './scenarios/pgbench';
 import { explainPlans, insertRuns, scaleQueries, type QueryLatency } from './scenarios/scale';
 import { endToEnd, executionOnly, type Target } from './scenarios/throughput';
+import { THREE_TRANSFORM_STEPS, type TransformResult } from './scenarios/transform';
 
 const HELP = `npm run bench -- [flags]
 
   --quick               small sizes, finishes in under 2 minutes (defaults below in brackets)
-  --runs=N              runs per throughput measurement, scenarios 1, 2 and 6       2000 [200]
+  --runs=N              runs per throughput measurement, scenarios 1, 2, 6 and 7    2000 [200]
   --in-flight=N         requests in flight while creating runs                      32
   --repeat=N            repetitions of each throughput measurement (median kept)   3 [1]
   --dispatch=N          sequential 1-step runs for dispatch latency                200 [30]
@@ -50,7 +51,7 @@ const HELP = `npm run bench -- [flags]
   --scale=N             runs inserted with SQL for the scale scenario              1000000 [50000]
   --scale-samples=N     sequential requests per query in the scale scenario        200 [30]
   --pgbench-seconds=N   pgbench duration                                           15 [3]
-  --only=1,2,...        run only these scenarios (1-6; 2 includes pgbench)
+  --only=1,2,...        run only these scenarios (1-7; 2 includes pgbench)
   --keep                keep the benchmark databases (default: dropped)
 
 Database: BENCH_DATABASE_URL, else PostgreSQL at 127.0.0.1:5432 (user postgres) when it answers,
@@ -88,7 +89,7 @@ function parseOptions(argv: string[]): BenchOptions {
     scaleRuns: num('scale', 1_000_000, 50_000),
     scaleSamples: num('scale-samples', 200, 30),
     pgbenchSeconds: num('pgbench-seconds', 15, 3),
-    only: new Set((flags.get('only') ?? '1,2,3,4,5,6').split(',').map((s) => Number(s.trim()))),
+    only: new Set((flags.get('only') ?? '1,2,3,4,5,6,7').split(',').map((s) => Number(s.trim()))),
     build: true,
     keepDatabases: flags.get('keep') === 'true',
   };
@@ -144,14 +145,16 @@ async function repeated(
     log(`${label}: ${t.runsPerSec.toFixed(1)} runs/s (${t.seconds.toFixed(2)} s)`);
     samples.push(t);
   }
+  return { median: medianSample(samples), samples };
+}
+
+/** The sample nearest the median runs/s, carrying the median itself. */
+function medianSample(samples: Throughput[]): Throughput {
   const m = median(samples.map((s) => s.runsPerSec));
   const pick = samples.reduce((best, s) =>
     Math.abs(s.runsPerSec - m) < Math.abs(best.runsPerSec - m) ? s : best,
   );
-  return {
-    median: { ...pick, runsPerSec: m, stepsPerSec: m * (pick.stepsPerSec / pick.runsPerSec) },
-    samples,
-  };
+  return { ...pick, runsPerSec: m, stepsPerSec: m * (pick.stepsPerSec / pick.runsPerSec) };
 }
 
 interface Results {
@@ -179,6 +182,7 @@ interface Results {
     vsBaseline?: number;
     plans: Record<string, string>;
   };
+  transform?: TransformResult;
 }
 
 async function scenarioThroughput(server: DatabaseServer, opts: BenchOptions, r: Results) {
@@ -213,6 +217,48 @@ async function scenarioThroughput(server: DatabaseServer, opts: BenchOptions, r:
     await sb.close();
   }
   r.throughput = { a: a.median, b: b.median, samples: { a: a.samples, b: b.samples } };
+}
+
+/**
+ * 7: 1(b) with a 3-step `transform` workflow, and 1(b) itself (3-step `noop`) measured in the same
+ * scenario and database as the reference, the two alternating at each repetition, so that the ratio
+ * holds on a machine whose speed drifts and neither workflow always runs first.
+ */
+async function scenarioTransform(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(`scenario 7: ${opts.runs} runs of a 3-step transform workflow, execution only`);
+  const s = await stage(server, 's7', opts, THREE_NOOP_STEPS, { EXECUTOR_ENABLED: 'false' });
+  const samples: Record<'noop' | 'transform', Throughput[]> = { noop: [], transform: [] };
+  try {
+    const targets = {
+      noop: s.target,
+      transform: {
+        ...s.target,
+        definitionId: await createDefinition(
+          s.svc.baseUrl,
+          s.target.apiKey,
+          'bench-s7-transform',
+          THREE_TRANSFORM_STEPS,
+        ),
+      },
+    };
+    for (let i = 0; i < opts.repeat; i++) {
+      for (const kind of ['noop', 'transform'] as const) {
+        const t = await executionOnly(s.svc, s.sql, targets[kind], opts.runs, opts.inFlight);
+        log(`7 ${kind}: ${t.runsPerSec.toFixed(1)} runs/s (${t.seconds.toFixed(2)} s)`);
+        samples[kind].push(t);
+      }
+    }
+  } catch (err) {
+    log(`service log:\n${s.svc.logs()}`);
+    throw err;
+  } finally {
+    await s.close();
+  }
+  r.transform = {
+    transform: medianSample(samples.transform),
+    noop: medianSample(samples.noop),
+    samples,
+  };
 }
 
 const PEERS: Array<{
@@ -439,6 +485,15 @@ function table(r: Results): string {
       tp(r.throughput.b),
     );
   }
+  if (r.transform) {
+    const t = r.transform;
+    add(
+      '7 transform, execution only',
+      `${t.transform.runs} x 3-step transform, queued, then executor`,
+      `${tp(t.transform)}; ${f((t.transform.runsPerSec / t.noop.runsPerSec) * 100, 0)}% of 1(b) ` +
+        `measured beside it (${f(t.noop.runsPerSec)} runs/s, ${f(t.noop.stepsPerSec)} steps/s)`,
+    );
+  }
   if (r.peers) {
     for (const [k, p] of Object.entries(r.peers)) {
       add(`2 ${k}`, '(a) submitted while running', tp(p.a));
@@ -577,6 +632,7 @@ async function main(): Promise<void> {
     if (opts.only.has(4)) await scenarioApi(server, opts, results);
     if (opts.only.has(5)) await scenarioPark(server, opts, results);
     if (opts.only.has(6)) await scenarioScale(server, opts, results);
+    if (opts.only.has(7)) await scenarioTransform(server, opts, results);
   } finally {
     if (!opts.keepDatabases) await dropAll();
     await server.stop();

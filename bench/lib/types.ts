@@ -1,7 +1,7 @@
 /** Sizes of every scenario, each from a flag (see `bench/main.ts --help`). */
 export interface BenchOptions {
   quick: boolean;
-  /** Runs per throughput measurement (scenarios 1, 2 and 6's re-run of 1(b)). */
+  /** Runs per throughput measurement (scenarios 1, 2, 6's re-run of 1(b), and 7). */
   runs: number;
   /** Requests in flight while creating runs over HTTP. */
   inFlight: number;
@@ -15,7 +15,7 @@ export interface BenchOptions {
   /** Sequential requests per query in the scale scenario. */
   scaleSamples: number;
   pgbenchSeconds: number;
-  /** Scenario numbers to run (1-6); 2 also covers pgbench. */
+  /** Scenario numbers to run (1-7); 2 also covers pgbench. */
   only: Set<number>;
   build: boolean;
   keepDatabases: boolean;

@@ -1,8 +1,10 @@
 import {
   evaluateExpression,
   ExpressionError,
+  ExpressionLimitError,
   expressionSyntaxError,
   MAX_EXPRESSION_LENGTH,
+  MAX_STRING_LENGTH,
 } from './jsonata';
 
 describe('expressionSyntaxError', () => {
@@ -42,11 +44,43 @@ describe('evaluateExpression', () => {
     await expect(evaluateExpression('$attempt * 10', {}, { attempt: 3 })).resolves.toBe(30);
   });
 
-  it('turns $error("msg") into an ExpressionError carrying the message', async () => {
+  it('turns $error("msg") into an ExpressionError carrying the message, not a limit', async () => {
     const result = evaluateExpression('$error("price missing")', {});
     await expect(result).rejects.toBeInstanceOf(ExpressionError);
+    await expect(result).rejects.not.toBeInstanceOf(ExpressionLimitError);
     await expect(result).rejects.toThrow('price missing');
   });
+
+  it('reuses a compiled expression across evaluations without mixing their inputs', async () => {
+    const results = await Promise.all(
+      [1, 2, 3].map((n) => evaluateExpression('n * $attempt', { n }, { attempt: 10 })),
+    );
+    expect(results).toEqual([10, 20, 30]);
+  });
+
+  it.each([
+    ['a tail-recursive loop', '($l := function($n){ $l($n + 1) }; $l(0))', /time budget of 200 ms/],
+    ['unbounded recursion', '($f := function($n){ 1 + $f($n + 1) }; $f(0))', /maximum depth/],
+    ['a huge range', '[1..100000000]', /sequence longer than 1000000 items/],
+    ['a doubling array', '($f := function($a){ $f($append($a, $a)) }; $f([1]))', /sequence longer/],
+    [
+      'a doubling string',
+      '($f := function($s){ $f($s & $s) }; $f("ab"))',
+      `string longer than ${MAX_STRING_LENGTH} characters`,
+    ],
+    [
+      'a doubling string in $reduce',
+      '$reduce([1..40], function($acc, $v){ $acc & $acc }, "ab")',
+      `string longer than ${MAX_STRING_LENGTH} characters`,
+    ],
+  ])(
+    'reports %s as an ExpressionLimitError (never retried)',
+    async (_case, expression, message) => {
+      const result = evaluateExpression(expression, {}, {}, 200);
+      await expect(result).rejects.toBeInstanceOf(ExpressionLimitError);
+      await expect(result).rejects.toThrow(message);
+    },
+  );
 
   it('rejects an expression that does not parse with an ExpressionError', async () => {
     await expect(evaluateExpression('(', {})).rejects.toThrow(/^invalid JSONata expression: /);

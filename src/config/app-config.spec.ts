@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from './app-config';
+import { CONFIG_VARIABLES, ConfigError, defaultExpressionWorkers, loadConfig } from './app-config';
 
 const KEY_A = Buffer.alloc(32, 1).toString('base64');
 const KEY_B = Buffer.alloc(32, 2).toString('base64');
@@ -34,6 +34,12 @@ describe('loadConfig', () => {
         recordMaxFailures: 3,
         resultMaxBytes: 1_048_576,
         stateMaxBytes: 4_194_304,
+      },
+      expressions: {
+        workers: defaultExpressionWorkers(),
+        timeoutMs: 1000,
+        memoryMb: 128,
+        maxResultBytes: 1048576,
       },
       openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1' },
       anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com' },
@@ -70,6 +76,10 @@ describe('loadConfig', () => {
       STEP_RECORD_MAX_FAILURES: '5',
       STEP_RESULT_MAX_BYTES: '65536',
       RUN_STATE_MAX_BYTES: '131072',
+      EXPRESSION_WORKERS: '3',
+      EXPRESSION_TIMEOUT_MS: '250',
+      EXPRESSION_MEMORY_MB: '64',
+      EXPRESSION_MAX_RESULT_BYTES: '4096',
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: 'http://localhost:11434/v1/',
       ANTHROPIC_API_KEY: 'ak-test',
@@ -106,6 +116,7 @@ describe('loadConfig', () => {
         resultMaxBytes: 65536,
         stateMaxBytes: 131072,
       },
+      expressions: { workers: 3, timeoutMs: 250, memoryMb: 64, maxResultBytes: 4096 },
       openai: { apiKey: 'sk-test', baseUrl: 'http://localhost:11434/v1' },
       anthropic: { apiKey: 'ak-test', baseUrl: 'https://proxy.example.com' },
       llmPricing: { 'my-model': { inputPerMillion: 1.5, outputPerMillion: 2 } },
@@ -187,6 +198,12 @@ describe('loadConfig', () => {
     ['STEP_RESULT_MAX_BYTES', '1023'],
     ['STEP_RESULT_MAX_BYTES', '1MB'],
     ['RUN_STATE_MAX_BYTES', '134217729'],
+    ['EXPRESSION_WORKERS', '0'],
+    ['EXPRESSION_WORKERS', '65'],
+    ['EXPRESSION_TIMEOUT_MS', '5'],
+    ['EXPRESSION_TIMEOUT_MS', '1s'],
+    ['EXPRESSION_MEMORY_MB', '8'],
+    ['EXPRESSION_MAX_RESULT_BYTES', '100'],
     ['OPENAI_BASE_URL', 'ftp://models'],
     ['ANTHROPIC_BASE_URL', 'api.anthropic.com'],
     ['LLM_PRICING_JSON', '{not json'],

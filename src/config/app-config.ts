@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsBoolean,
@@ -12,6 +13,7 @@ import {
   validateSync,
 } from 'class-validator';
 import { MAX_TIMER_MS } from '../common/timers';
+import { EXPRESSION_TIMEOUT_MS as DEFAULT_EXPRESSION_TIMEOUT_MS } from '../common/jsonata';
 
 const toInt = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
@@ -26,6 +28,10 @@ const toBool = ({ value }: { value: unknown }): unknown => {
 
 /** A request body is at most 1 MiB, so no size limit on a part of one needs to be larger. */
 const MAX_JSON_LIMIT_BYTES = 1024 * 1024;
+
+export function defaultExpressionWorkers(): number {
+  return Math.max(2, os.availableParallelism());
+}
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
@@ -105,6 +111,25 @@ export class EnvironmentVariables {
   @Max(100)
   STEP_RECORD_MAX_FAILURES = 3;
 
+  /** Default: one per core, at least two, so that one stuck expression never holds every worker. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  EXPRESSION_WORKERS = defaultExpressionWorkers();
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(60000)
+  EXPRESSION_TIMEOUT_MS = DEFAULT_EXPRESSION_TIMEOUT_MS;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(4096)
+  EXPRESSION_MEMORY_MB = 128;
+
   @Transform(toInt)
   @IsInt()
   @Min(1024)
@@ -116,6 +141,12 @@ export class EnvironmentVariables {
   @Min(1024)
   @Max(MAX_STORED_JSON_BYTES)
   RUN_STATE_MAX_BYTES = 4_194_304;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1024)
+  @Max(64 * 1024 * 1024)
+  EXPRESSION_MAX_RESULT_BYTES = 1024 * 1024;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -246,6 +277,8 @@ export interface AppConfig {
     /** A run's state, as JSON. */
     stateMaxBytes: number;
   };
+  /** The expression sandbox (src/expressions) that evaluates tenant JSONata. */
+  expressions: { workers: number; timeoutMs: number; memoryMb: number; maxResultBytes: number };
   openai: { apiKey?: string; baseUrl: string };
   anthropic: { apiKey?: string; baseUrl: string };
   llmPricing: Record<string, ModelPrice>;
@@ -359,6 +392,10 @@ export const CONFIG_VARIABLES = [
   'STEP_RECORD_MAX_FAILURES',
   'STEP_RESULT_MAX_BYTES',
   'RUN_STATE_MAX_BYTES',
+  'EXPRESSION_WORKERS',
+  'EXPRESSION_TIMEOUT_MS',
+  'EXPRESSION_MEMORY_MB',
+  'EXPRESSION_MAX_RESULT_BYTES',
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
   'ANTHROPIC_API_KEY',
@@ -423,6 +460,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       recordMaxFailures: vars.STEP_RECORD_MAX_FAILURES,
       resultMaxBytes: vars.STEP_RESULT_MAX_BYTES,
       stateMaxBytes: vars.RUN_STATE_MAX_BYTES,
+    },
+    expressions: {
+      workers: vars.EXPRESSION_WORKERS,
+      timeoutMs: vars.EXPRESSION_TIMEOUT_MS,
+      memoryMb: vars.EXPRESSION_MEMORY_MB,
+      maxResultBytes: vars.EXPRESSION_MAX_RESULT_BYTES,
     },
     openai: {
       apiKey: vars.OPENAI_API_KEY,

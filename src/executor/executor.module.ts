@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { DiscoveryModule } from '@nestjs/core';
+import { ExpressionsModule } from '../expressions/expressions.module';
 import { HandlersModule } from '../handlers/handlers.module';
 import { ExecutorService } from './executor.service';
 import { RunEngine } from './run-engine';
@@ -13,7 +14,7 @@ import { WaitStepExecutor } from './steps/wait.step';
  * approvals) add theirs the same way and the executor discovers them at boot.
  */
 @Module({
-  imports: [DiscoveryModule, HandlersModule],
+  imports: [DiscoveryModule, HandlersModule, ExpressionsModule],
   providers: [
     ExecutorService,
     RunEngine,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { evaluateExpression } from '../../common/jsonata';
+import { ExpressionLimitError } from '../../common/jsonata';
 import type { ConditionStep } from '../../definitions/steps/step-types';
+import { ExpressionSandboxService } from '../../expressions/expressions.module';
 import {
   StepExecutorFor,
   type StepContext,
@@ -23,17 +24,26 @@ function truthy(value: unknown): boolean {
   return Boolean(value);
 }
 
-/** Evaluates the expression; a truthy result jumps to `then`, otherwise to `else` (default: next). */
+/**
+ * Evaluates the expression in the expression sandbox; a truthy result jumps to `then`, otherwise to
+ * `else` (default: next). An evaluation stopped by a sandbox limit fails without retries: the same
+ * expression on the same state would be stopped again.
+ */
 @Injectable()
 @StepExecutorFor('condition')
 export class ConditionStepExecutor implements StepExecutor {
+  constructor(private readonly sandbox: ExpressionSandboxService) {}
+
   async execute(ctx: StepContext): Promise<StepOutcome> {
     const step = ctx.step as ConditionStep;
     let value: unknown;
     try {
-      value = await evaluateExpression(step.expression, ctx.state, { attempt: ctx.attempt });
+      value = await this.sandbox.evaluate(ctx.workspaceId, step.expression, ctx.state, {
+        attempt: ctx.attempt,
+      });
     } catch (err) {
-      return { kind: 'fail', error: (err as Error).message, retryable: true };
+      const retryable = !(err instanceof ExpressionLimitError);
+      return { kind: 'fail', error: (err as Error).message, retryable };
     }
     const result = truthy(value);
     const targetName = result ? step.then : step.else;

@@ -1,13 +1,18 @@
-import { evaluateExpression, ExpressionError } from '../../common/jsonata';
+import { ExpressionError, ExpressionLimitError } from '../../common/jsonata';
 import { NonRetryableError } from '../../executor/step-executor';
+import { ExpressionSandboxService } from '../../expressions/expressions.module';
 import { TaskHandler, type TaskHandlerContext, type TaskHandlerImpl } from '../task-handler';
 
 /**
  * Evaluates `config.expression` (JSONata) against the run state, `$attempt` bound to the attempt
  * number; `$error("msg")` fails the step. The result must be an object, or it is wrapped as `{value}`.
+ * It runs in the expression sandbox; an evaluation stopped by one of its limits fails the step without
+ * retries, since the same expression on the same state would be stopped again.
  */
 @TaskHandler('transform')
 export class TransformHandler implements TaskHandlerImpl {
+  constructor(private readonly sandbox: ExpressionSandboxService) {}
+
   async handle(ctx: TaskHandlerContext): Promise<Record<string, unknown>> {
     const expression = ctx.config.expression;
     if (typeof expression !== 'string') {
@@ -15,8 +20,12 @@ export class TransformHandler implements TaskHandlerImpl {
     }
     let result: unknown;
     try {
-      result = await evaluateExpression(expression, ctx.state, { attempt: ctx.attempt });
+      result = await this.sandbox.evaluate(ctx.workspaceId, expression, ctx.state, {
+        attempt: ctx.attempt,
+      });
     } catch (err) {
+      if (err instanceof ExpressionLimitError)
+        throw new NonRetryableError(err.message, { cause: err });
       throw new Error(err instanceof ExpressionError ? err.message : String(err), { cause: err });
     }
     if (result !== null && typeof result === 'object' && !Array.isArray(result)) {

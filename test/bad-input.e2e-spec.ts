@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, uniqueSlug, type WorkspaceWithKey } from './support/factories';
-import { createDefinition, startRun, waitForRun, type Step } from './support/workflows';
+import { createDefinition, eventually, startRun, waitForRun, type Step } from './support/workflows';
 
 /**
  * Bad input is answered 400 naming the problem and writes nothing (design §9 as amended): query
@@ -53,11 +53,22 @@ describe('bad input', () => {
     return row;
   }
 
-  function expectFieldError(
-    res: Response,
-    field: string,
-    message?: RegExp,
-  ): void {
+  /** The counts once no run is executing any more, so that the executor's writes cannot move them. */
+  async function settledCounts(): Promise<Record<string, number>> {
+    await eventually(
+      async () => {
+        const [row] = await t.sql<{ n: number }>(
+          `SELECT count(*)::int AS n FROM workflow_runs WHERE status IN ('PENDING', 'RUNNING')`,
+        );
+        return row.n === 0 ? true : undefined;
+      },
+      15_000,
+      'every run to stop executing',
+    );
+    return tableCounts();
+  }
+
+  function expectFieldError(res: Response, field: string, message?: RegExp): void {
     expect({ status: res.status, code: res.body.error?.code }).toEqual({
       status: 400,
       code: 'VALIDATION_ERROR',
@@ -255,7 +266,7 @@ describe('bad input', () => {
     };
 
     it('refuses a duplicated member name at any depth on every route, naming it, writing nothing', async () => {
-      const before = await tableCounts();
+      const before = await settledCounts();
       for (const [path, text, field, key] of duplicates()) {
         const res = await raw(
           'post',
@@ -285,7 +296,7 @@ describe('bad input', () => {
     it.each(NONCHARACTERS)(
       'refuses the noncharacter %s in a value or a key, naming the field',
       async (nc) => {
-        const before = await tableCounts();
+        const before = await settledCounts();
         const cases: Array<[string, string, string]> = [
           [
             '/v1/workflow-runs',
@@ -401,7 +412,7 @@ describe('bad input', () => {
       ]);
 
     it('refuses them as unknown fields of every closed schema, naming the path, writing nothing', async () => {
-      const before = await tableCounts();
+      const before = await settledCounts();
       for (const [path, text, field] of closed()) {
         expectFieldError(await raw('post', path, text), field, /is not allowed/);
       }

@@ -24,7 +24,12 @@ describe('loadConfig', () => {
       openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1' },
       anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com' },
       llmPricing: {},
-      webhooks: { retryDelaysMs: [0, 5000, 30000], timeoutMs: 10000, allowPrivateNetworks: false },
+      webhooks: {
+        retryDelaysMs: [0, 5000, 30000],
+        timeoutMs: 10000,
+        allowPrivateNetworks: false,
+        endpointConcurrency: 4,
+      },
       logLevel: 'info',
     });
   });
@@ -41,6 +46,7 @@ describe('loadConfig', () => {
       EXECUTOR_CONCURRENCY: '4',
       EXECUTOR_POLL_INTERVAL_MS: '100',
       STEP_LEASE_MS: '5000',
+      WORKSPACE_MAX_CONCURRENT_STEPS: '3',
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: 'http://localhost:11434/v1/',
       ANTHROPIC_API_KEY: 'ak-test',
@@ -49,6 +55,7 @@ describe('loadConfig', () => {
       WEBHOOK_RETRY_DELAYS_MS: '0, 100,200',
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
       LOG_LEVEL: 'debug',
     });
     expect(config).toEqual({
@@ -57,11 +64,22 @@ describe('loadConfig', () => {
       adminToken: 'a-long-admin-token',
       rateLimit: { max: 0, windowMs: 1000 },
       redisUrl: 'redis://cache:6379',
-      executor: { enabled: false, concurrency: 4, pollIntervalMs: 100, leaseMs: 5000 },
+      executor: {
+        enabled: false,
+        concurrency: 4,
+        pollIntervalMs: 100,
+        leaseMs: 5000,
+        workspaceMaxSteps: 3,
+      },
       openai: { apiKey: 'sk-test', baseUrl: 'http://localhost:11434/v1' },
       anthropic: { apiKey: 'ak-test', baseUrl: 'https://proxy.example.com' },
       llmPricing: { 'my-model': { inputPerMillion: 1.5, outputPerMillion: 2 } },
-      webhooks: { retryDelaysMs: [0, 100, 200], timeoutMs: 2000, allowPrivateNetworks: true },
+      webhooks: {
+        retryDelaysMs: [0, 100, 200],
+        timeoutMs: 2000,
+        allowPrivateNetworks: true,
+        endpointConcurrency: 2,
+      },
       logLevel: 'debug',
     });
   });
@@ -77,6 +95,13 @@ describe('loadConfig', () => {
 
   it('ignores variables that are not its own', () => {
     expect(loadConfig({ HOME: '/root', PORT_NUMBER: 'x' }).port).toBe(3000);
+  });
+
+  it('reads WORKSPACE_MAX_CONCURRENT_STEPS=0 as no limit', () => {
+    expect(loadConfig({ WORKSPACE_MAX_CONCURRENT_STEPS: '0' }).executor.workspaceMaxSteps).toBe(
+      undefined,
+    );
+    expect(loadConfig({ WORKSPACE_MAX_CONCURRENT_STEPS: '1' }).executor.workspaceMaxSteps).toBe(1);
   });
 
   it('accepts 1/0 and any case for booleans', () => {
@@ -112,6 +137,9 @@ describe('loadConfig', () => {
     ['EXECUTOR_CONCURRENCY', '1001'],
     ['EXECUTOR_POLL_INTERVAL_MS', '5'],
     ['STEP_LEASE_MS', '999'],
+    ['WORKSPACE_MAX_CONCURRENT_STEPS', '-1'],
+    ['WORKSPACE_MAX_CONCURRENT_STEPS', '1001'],
+    ['WORKSPACE_MAX_CONCURRENT_STEPS', 'half'],
     ['OPENAI_BASE_URL', 'ftp://models'],
     ['ANTHROPIC_BASE_URL', 'api.anthropic.com'],
     ['LLM_PRICING_JSON', '{not json'],
@@ -121,6 +149,9 @@ describe('loadConfig', () => {
     ['WEBHOOK_RETRY_DELAYS_MS', '0,5s,30s'],
     ['WEBHOOK_TIMEOUT_MS', '0'],
     ['WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'yes please'],
+    ['WEBHOOK_ENDPOINT_CONCURRENCY', '0'],
+    ['WEBHOOK_ENDPOINT_CONCURRENCY', '1001'],
+    ['WEBHOOK_ENDPOINT_CONCURRENCY', '2.5'],
     ['LOG_LEVEL', 'verbose'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     const problems = problemsOf({ [name]: value });

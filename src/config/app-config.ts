@@ -83,6 +83,13 @@ export class EnvironmentVariables {
   @Min(1000)
   STEP_LEASE_MS = 30000;
 
+  /** 0: no limit beyond fair sharing (a lone workspace may take every slot). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  WORKSPACE_MAX_CONCURRENT_STEPS = 0;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -122,6 +129,12 @@ export class EnvironmentVariables {
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
 
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_ENDPOINT_CONCURRENCY = 4;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
@@ -140,11 +153,24 @@ export interface AppConfig {
   adminToken?: string;
   rateLimit: { max: number; windowMs: number };
   redisUrl?: string;
-  executor: { enabled: boolean; concurrency: number; pollIntervalMs: number; leaseMs: number };
+  executor: {
+    enabled: boolean;
+    concurrency: number;
+    pollIntervalMs: number;
+    leaseMs: number;
+    /** Steps one workspace may run at once in this process; unset: no limit. */
+    workspaceMaxSteps?: number;
+  };
   openai: { apiKey?: string; baseUrl: string };
   anthropic: { apiKey?: string; baseUrl: string };
   llmPricing: Record<string, ModelPrice>;
-  webhooks: { retryDelaysMs: number[]; timeoutMs: number; allowPrivateNetworks: boolean };
+  webhooks: {
+    retryDelaysMs: number[];
+    timeoutMs: number;
+    allowPrivateNetworks: boolean;
+    /** Attempts in flight to one webhook per process. */
+    endpointConcurrency: number;
+  };
   logLevel: string;
 }
 
@@ -197,6 +223,7 @@ export const CONFIG_VARIABLES = [
   'EXECUTOR_CONCURRENCY',
   'EXECUTOR_POLL_INTERVAL_MS',
   'STEP_LEASE_MS',
+  'WORKSPACE_MAX_CONCURRENT_STEPS',
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
   'ANTHROPIC_API_KEY',
@@ -205,6 +232,7 @@ export const CONFIG_VARIABLES = [
   'WEBHOOK_RETRY_DELAYS_MS',
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'WEBHOOK_ENDPOINT_CONCURRENCY',
   'LOG_LEVEL',
 ] as const;
 
@@ -242,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       concurrency: vars.EXECUTOR_CONCURRENCY,
       pollIntervalMs: vars.EXECUTOR_POLL_INTERVAL_MS,
       leaseMs: vars.STEP_LEASE_MS,
+      workspaceMaxSteps: vars.WORKSPACE_MAX_CONCURRENT_STEPS || undefined,
     },
     openai: {
       apiKey: vars.OPENAI_API_KEY,
@@ -256,6 +285,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryDelaysMs: retryDelays,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      endpointConcurrency: vars.WEBHOOK_ENDPOINT_CONCURRENCY,
     },
     logLevel: vars.LOG_LEVEL ?? 'info',
   };

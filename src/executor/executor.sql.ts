@@ -40,9 +40,9 @@ const QUEUED_WORKSPACES = `
  * plus the steps that workspace already holds in this process ($4 workspaces, $5 counts). Turns are
  * taken in order, oldest first within a turn: rank 1 of every workspace before rank 2, and a workspace
  * that holds slots comes after those that hold fewer. Nothing is reserved: a lone workspace takes
- * every free slot. A workspace never gets more than $6 steps in this process (WORKSPACE_MAX_CONCURRENT_
- * STEPS, else the concurrency). The cost follows the number of workspaces with queued steps and $2,
- * never the length of a backlog.
+ * every free slot. A workspace never gets more than $6 steps in this process
+ * (WORKSPACE_MAX_CONCURRENT_STEPS, else the concurrency). The statement reads one index descent per
+ * workspace with queued steps and at most $2 rows of each, never the length of a backlog.
  *
  * SKIP LOCKED lets any number of executors claim concurrently without waiting on each other or taking
  * the same row; the rows are sorted into turn order before they are locked, so a row skipped is
@@ -51,9 +51,9 @@ const QUEUED_WORKSPACES = `
  * (or the API moved) meanwhile fails that re-check once its lock is granted and is passed over. The
  * check names no constant status on purpose: the partial index cannot serve it, and with the ids also
  * listed as an array the planner reaches the rows by primary key, never re-reading a backlog through
- * the index (or the table), whatever its possibly stale statistics say about the number of due rows. A WAITING row that comes due was parked on a
- * timer (wait step, signal timeout): the claim records that as its wake reason, and a woken step
- * records no second STEP_STARTED. The run row is locked (and skipped when busy) together with the
+ * the index (or the table), whatever its possibly stale statistics say about the number of due rows.
+ * A WAITING row that comes due was parked on a timer (wait step, signal timeout): the claim records
+ * that as its wake reason, and a woken step records no second STEP_STARTED. The run row is locked (and skipped when busy) together with the
  * step: the API's cancel/resume/retry lock the run first and then its steps, so a claim that took the
  * step and then waited for the run would deadlock with them when a timer comes due during such a
  * request. At most one step of a run is ever due, so a run appears once.

@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import * as SQL from '../src/executor/executor.sql';
+import * as SENDER_SQL from '../src/webhooks/webhook-sender.sql';
 import { fileDatabaseUrl } from './support/database';
 
 type PlanNode = {
@@ -26,9 +27,13 @@ describe('query plans of the hot paths', () => {
     await db.query('DEALLOCATE ALL');
     await db.query(`PREPARE q AS ${sql}`);
     const literal = params.map((p) =>
-      Array.isArray(p)
-        ? `ARRAY[${p.map((v) => `'${String(v)}'`).join(',')}]::uuid[]`
-        : `'${String(p)}'`,
+      !Array.isArray(p)
+        ? `'${String(p)}'`
+        : p.length === 0
+          ? `'{}'`
+          : typeof p[0] === 'number'
+            ? `ARRAY[${p.join(',')}]::int[]`
+            : `ARRAY[${p.map((v) => `'${String(v)}'`).join(',')}]::uuid[]`,
     );
     const res = await db.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
       `EXPLAIN (FORMAT JSON) EXECUTE q${literal.length ? `(${literal.join(', ')})` : ''}`,
@@ -78,11 +83,39 @@ describe('query plans of the hot paths', () => {
   });
 
   it('claims due steps through the partial index, not past the finished rows', async () => {
-    expectIndex(
-      await plan(SQL.CLAIM_STEPS, ['worker', 10, 30000]),
-      'step_runs',
-      'step_runs_due_idx',
+    for (const held of [[[], []] as unknown[][], [[workspaceId], [3]]]) {
+      const found = await plan(SQL.CLAIM_STEPS, ['worker', 10, 30000, ...held, 32]);
+      expectIndex(found, 'step_runs', 'step_runs_workspace_due_idx');
+      // The locking step reaches the candidates by primary key, never by re-reading the backlog.
+      expect(found.map((n) => n['Index Name'])).toContain('step_runs_pkey');
+    }
+    expectIndex(await plan(SQL.DUE_WORKSPACES, []), 'step_runs', 'step_runs_workspace_due_idx');
+  });
+
+  it('claims due webhook deliveries through their partial index per webhook', async () => {
+    const hook = await db.query<{ id: string }>(
+      `INSERT INTO webhooks (workspace_id, url, events, secret)
+       VALUES ($1, 'https://example.com/', '{workflow.completed}', 's') RETURNING id`,
+      [workspaceId],
     );
+    await db.query(
+      `INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, body, status)
+       SELECT $1, $2, 'msg_' || g, 'workflow.completed', '{}', 'delivered' FROM generate_series(1, 20000) g`,
+      [hook.rows[0].id, workspaceId],
+    );
+    await db.query('ANALYZE webhook_deliveries');
+    const found = await plan(SENDER_SQL.CLAIM_DELIVERIES, [
+      'sender',
+      16,
+      20000,
+      3,
+      0,
+      [hook.rows[0].id],
+      [workspaceId],
+      4,
+    ]);
+    expectIndex(found, 'webhook_deliveries', 'webhook_deliveries_webhook_due_idx');
+    expect(found.map((n) => n['Index Name'])).toContain('webhook_deliveries_pkey');
   });
 
   it('finds expired leases through the partial index over running steps', async () => {

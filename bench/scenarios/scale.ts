@@ -316,10 +316,24 @@ export async function explainPlans(
       `SELECT count(*) AS total FROM run_events WHERE run_id = $1 AND workspace_id = $2`,
       [runId, workspaceId],
     ],
-    'executor claim (CLAIM_STEPS inner SELECT)': [
-      `SELECT id FROM step_runs
-       WHERE status IN ('PENDING', 'WAITING') AND due_at IS NOT NULL AND due_at <= now()
-       ORDER BY due_at LIMIT 32 FOR UPDATE SKIP LOCKED`,
+    'executor claim (CLAIM_STEPS candidates, 32 slots free)': [
+      `WITH RECURSIVE queued AS (
+         (SELECT s.workspace_id FROM step_runs s
+          WHERE s.status IN ('PENDING', 'WAITING') AND s.due_at IS NOT NULL
+          ORDER BY s.workspace_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT s.workspace_id FROM step_runs s
+                 WHERE s.status IN ('PENDING', 'WAITING') AND s.due_at IS NOT NULL
+                   AND s.workspace_id > q.workspace_id
+                 ORDER BY s.workspace_id LIMIT 1)
+         FROM queued q WHERE q.workspace_id IS NOT NULL
+       )
+       SELECT c.id FROM queued q CROSS JOIN LATERAL (
+         SELECT s.id FROM step_runs s
+         WHERE s.workspace_id = q.workspace_id AND s.status IN ('PENDING', 'WAITING')
+           AND s.due_at IS NOT NULL AND s.due_at <= now()
+         ORDER BY s.due_at LIMIT 32
+       ) c`,
       [],
     ],
   };

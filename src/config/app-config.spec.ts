@@ -44,7 +44,12 @@ describe('loadConfig', () => {
       openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1' },
       anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com' },
       llmPricing: {},
-      webhooks: { retryDelaysMs: [0, 5000, 30000], timeoutMs: 10000, allowPrivateNetworks: false },
+      webhooks: {
+        retryDelaysMs: [0, 5000, 30000],
+        timeoutMs: 10000,
+        allowPrivateNetworks: false,
+        endpointConcurrency: 4,
+      },
       encryption: { key: undefined, previousKeys: [] },
       logLevel: 'info',
       limits: {
@@ -80,6 +85,7 @@ describe('loadConfig', () => {
       EXPRESSION_TIMEOUT_MS: '250',
       EXPRESSION_MEMORY_MB: '64',
       EXPRESSION_MAX_RESULT_BYTES: '4096',
+      WORKSPACE_MAX_CONCURRENT_STEPS: '3',
       OPENAI_API_KEY: 'sk-test',
       OPENAI_BASE_URL: 'http://localhost:11434/v1/',
       ANTHROPIC_API_KEY: 'ak-test',
@@ -90,6 +96,7 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       ENCRYPTION_KEY: KEY_A,
       ENCRYPTION_KEY_PREVIOUS: `${KEY_B}, ${KEY_C}`,
+      WEBHOOK_ENDPOINT_CONCURRENCY: '2',
       LOG_LEVEL: 'debug',
       MAX_DEFINITIONS_PER_WORKSPACE: '10',
       MAX_DEFINITION_BYTES: '2048',
@@ -115,12 +122,18 @@ describe('loadConfig', () => {
         recordMaxFailures: 5,
         resultMaxBytes: 65536,
         stateMaxBytes: 131072,
+        workspaceMaxSteps: 3,
       },
       expressions: { workers: 3, timeoutMs: 250, memoryMb: 64, maxResultBytes: 4096 },
       openai: { apiKey: 'sk-test', baseUrl: 'http://localhost:11434/v1' },
       anthropic: { apiKey: 'ak-test', baseUrl: 'https://proxy.example.com' },
       llmPricing: { 'my-model': { inputPerMillion: 1.5, outputPerMillion: 2 } },
-      webhooks: { retryDelaysMs: [0, 100, 200], timeoutMs: 2000, allowPrivateNetworks: true },
+      webhooks: {
+        retryDelaysMs: [0, 100, 200],
+        timeoutMs: 2000,
+        allowPrivateNetworks: true,
+        endpointConcurrency: 2,
+      },
       encryption: {
         key: Buffer.from(KEY_A, 'base64'),
         previousKeys: [Buffer.from(KEY_B, 'base64'), Buffer.from(KEY_C, 'base64url')],
@@ -150,6 +163,13 @@ describe('loadConfig', () => {
 
   it('ignores variables that are not its own', () => {
     expect(loadConfig({ HOME: '/root', PORT_NUMBER: 'x' }).port).toBe(3000);
+  });
+
+  it('reads WORKSPACE_MAX_CONCURRENT_STEPS=0 as no limit', () => {
+    expect(loadConfig({ WORKSPACE_MAX_CONCURRENT_STEPS: '0' }).executor.workspaceMaxSteps).toBe(
+      undefined,
+    );
+    expect(loadConfig({ WORKSPACE_MAX_CONCURRENT_STEPS: '1' }).executor.workspaceMaxSteps).toBe(1);
   });
 
   it('accepts 1/0 and any case for booleans', () => {
@@ -204,6 +224,9 @@ describe('loadConfig', () => {
     ['EXPRESSION_TIMEOUT_MS', '1s'],
     ['EXPRESSION_MEMORY_MB', '8'],
     ['EXPRESSION_MAX_RESULT_BYTES', '100'],
+    ['WORKSPACE_MAX_CONCURRENT_STEPS', '-1'],
+    ['WORKSPACE_MAX_CONCURRENT_STEPS', '1001'],
+    ['WORKSPACE_MAX_CONCURRENT_STEPS', 'half'],
     ['OPENAI_BASE_URL', 'ftp://models'],
     ['ANTHROPIC_BASE_URL', 'api.anthropic.com'],
     ['LLM_PRICING_JSON', '{not json'],
@@ -219,6 +242,9 @@ describe('loadConfig', () => {
     ['ENCRYPTION_KEY', 'a'.repeat(64)],
     ['ENCRYPTION_KEY_PREVIOUS', `${KEY_A},short`],
     ['ENCRYPTION_KEY_PREVIOUS', Buffer.alloc(31, 1).toString('base64')],
+    ['WEBHOOK_ENDPOINT_CONCURRENCY', '0'],
+    ['WEBHOOK_ENDPOINT_CONCURRENCY', '1001'],
+    ['WEBHOOK_ENDPOINT_CONCURRENCY', '2.5'],
     ['LOG_LEVEL', 'verbose'],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     const problems = problemsOf({ [name]: value });

@@ -148,6 +148,13 @@ export class EnvironmentVariables {
   @Max(64 * 1024 * 1024)
   EXPRESSION_MAX_RESULT_BYTES = 1024 * 1024;
 
+  /** 0: no limit beyond fair sharing (a lone workspace may take every slot). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  WORKSPACE_MAX_CONCURRENT_STEPS = 0;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -187,6 +194,12 @@ export class EnvironmentVariables {
   @Transform(toBool)
   @IsBoolean()
   WEBHOOK_ALLOW_PRIVATE_NETWORKS = false;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  WEBHOOK_ENDPOINT_CONCURRENCY = 4;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -276,13 +289,21 @@ export interface AppConfig {
     resultMaxBytes: number;
     /** A run's state, as JSON. */
     stateMaxBytes: number;
+    /** Steps one workspace may run at once in this process; unset: no limit. */
+    workspaceMaxSteps?: number;
   };
   /** The expression sandbox (src/expressions) that evaluates tenant JSONata. */
   expressions: { workers: number; timeoutMs: number; memoryMb: number; maxResultBytes: number };
   openai: { apiKey?: string; baseUrl: string };
   anthropic: { apiKey?: string; baseUrl: string };
   llmPricing: Record<string, ModelPrice>;
-  webhooks: { retryDelaysMs: number[]; timeoutMs: number; allowPrivateNetworks: boolean };
+  webhooks: {
+    retryDelaysMs: number[];
+    timeoutMs: number;
+    allowPrivateNetworks: boolean;
+    /** Attempts in flight to one webhook per process. */
+    endpointConcurrency: number;
+  };
   /**
    * Keys for secrets at rest (webhook secrets): `key` encrypts and decrypts, `previousKeys` only
    * decrypt (rotation). No key: secrets are stored in plain text.
@@ -396,6 +417,7 @@ export const CONFIG_VARIABLES = [
   'EXPRESSION_TIMEOUT_MS',
   'EXPRESSION_MEMORY_MB',
   'EXPRESSION_MAX_RESULT_BYTES',
+  'WORKSPACE_MAX_CONCURRENT_STEPS',
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
   'ANTHROPIC_API_KEY',
@@ -404,6 +426,7 @@ export const CONFIG_VARIABLES = [
   'WEBHOOK_RETRY_DELAYS_MS',
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
+  'WEBHOOK_ENDPOINT_CONCURRENCY',
   'ENCRYPTION_KEY',
   'ENCRYPTION_KEY_PREVIOUS',
   'LOG_LEVEL',
@@ -460,6 +483,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       recordMaxFailures: vars.STEP_RECORD_MAX_FAILURES,
       resultMaxBytes: vars.STEP_RESULT_MAX_BYTES,
       stateMaxBytes: vars.RUN_STATE_MAX_BYTES,
+      workspaceMaxSteps: vars.WORKSPACE_MAX_CONCURRENT_STEPS || undefined,
     },
     expressions: {
       workers: vars.EXPRESSION_WORKERS,
@@ -480,6 +504,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       retryDelaysMs: retryDelays,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,
       allowPrivateNetworks: vars.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      endpointConcurrency: vars.WEBHOOK_ENDPOINT_CONCURRENCY,
     },
     encryption,
     logLevel: vars.LOG_LEVEL ?? 'info',

@@ -38,6 +38,11 @@ const UNRECORDED_BATCH = 20;
 const POLL_INTERVAL_NAME = 'executor-poll';
 /** Timers further away than this are left to the poll alone. */
 const TIMER_HINT_MAX_MS = 5 * 60_000;
+/**
+ * How often, at most, a process whose slots are all busy asks which workspaces have due steps (a wake
+ * with no free slot asks; NOTIFY may wake it once per created run).
+ */
+const WAITING_PROBE_MIN_INTERVAL_MS = 100;
 
 interface ClaimRow {
   id: string;
@@ -95,8 +100,15 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly batcher: OutcomeBatcher;
   private readonly executors = new Map<string, StepExecutor>();
   private readonly definitions: DefinitionCache;
-  /** In-flight steps: step run id -> its run and abort controller. */
-  private readonly inFlight = new Map<string, { runId: string; abort: AbortController }>();
+  /** In-flight steps: step run id -> its run, its workspace and its abort controller. */
+  private readonly inFlight = new Map<
+    string,
+    { runId: string; workspaceId: string; abort: AbortController }
+  >();
+  /** Workspaces last seen with due steps while every slot was busy (see `continuesHere`). */
+  private waiting = new Set<string>();
+  private waitingAskedAt = 0;
+  private waitingAskAgain?: NodeJS.Timeout;
   private listener?: PgListener;
   private heartbeat?: NodeJS.Timeout;
   private running = false;
@@ -201,31 +213,105 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   /** Claims until every slot is busy or nothing is due. */
   private async fill(): Promise<void> {
     try {
-      while (this.running) {
+      for (let woken = true; this.running; woken = false) {
         const free = this.config.executor.concurrency - this.inFlight.size;
-        if (free <= 0) break;
+        if (free <= 0) {
+          if (woken) await this.lookForWaiting();
+          break;
+        }
         const claimed = await this.claim(free);
-        for (const step of claimed) this.launch(step);
-        if (claimed.length < free) break;
+        for (const step of claimed) {
+          this.waiting.delete(step.workspaceId);
+          this.launch(step);
+        }
+        if (claimed.length < free) {
+          this.waiting.clear();
+          break;
+        }
       }
     } catch (err) {
       this.logger.error({ err }, 'claiming steps failed');
     }
   }
 
-  /** One statement: claim due rows, start their runs, record the start events, load run state. */
+  /**
+   * One statement: claim due rows, start their runs, record the start events, load run state. The
+   * claim takes turns across workspaces, counting the slots each already holds here, and keeps each
+   * within its limit (WORKSPACE_MAX_CONCURRENT_STEPS, per process; see CLAIM_STEPS).
+   */
   private async claim(limit: number): Promise<ClaimedStep[]> {
+    const held = this.heldByWorkspace();
+    const { executor } = this.config;
     const { rows } = await this.pool.query<ClaimRow>({
       name: 'executor_claim',
       text: SQL.CLAIM_STEPS,
-      values: [this.workerId, limit, this.config.executor.leaseMs],
+      values: [
+        this.workerId,
+        limit,
+        executor.leaseMs,
+        [...held.keys()],
+        [...held.values()],
+        executor.workspaceMaxSteps ?? executor.concurrency,
+      ],
     });
     return rows.map(claimedStep);
   }
 
+  /** Slots of this process held by each workspace. */
+  private heldByWorkspace(): Map<string, number> {
+    const held = new Map<string, number>();
+    for (const { workspaceId } of this.inFlight.values()) {
+      held.set(workspaceId, (held.get(workspaceId) ?? 0) + 1);
+    }
+    return held;
+  }
+
+  /**
+   * Every slot is busy and a wake says work may be due: learns which workspaces have due steps, so
+   * that `continuesHere` can give a slot back to one of them at the next step boundary.
+   */
+  private async lookForWaiting(): Promise<void> {
+    const now = Date.now();
+    const early = this.waitingAskedAt + WAITING_PROBE_MIN_INTERVAL_MS - now;
+    if (early > 0) {
+      // Asked a moment ago: ask once more when the interval is over, so that this wake is not lost.
+      this.waitingAskAgain ??= setTimeout(() => {
+        this.waitingAskAgain = undefined;
+        this.wake();
+      }, early).unref();
+      return;
+    }
+    this.waitingAskedAt = now;
+    const { rows } = await this.pool.query<{ workspace_id: string }>({
+      name: 'executor_due_workspaces',
+      text: SQL.DUE_WORKSPACES,
+    });
+    this.waiting = new Set(rows.map((r) => r.workspace_id));
+  }
+
+  /**
+   * Whether this worker goes straight on with a run's next step (saving a claim) or queues it. A run
+   * keeps its slot from step to step, so a workspace whose runs are long would keep every slot it
+   * took for as long as they last; it gives one back at a step boundary while a workspace holding
+   * at least two slots fewer has due steps, and the claim hands the freed slot to the one that holds
+   * fewer. Each waiting workspace gets one slot back per look (`lookForWaiting`).
+   */
+  private continuesHere(workspaceId: string): boolean {
+    if (this.waiting.size === 0) return true;
+    const held = this.heldByWorkspace();
+    const mine = held.get(workspaceId) ?? 0;
+    for (const other of this.waiting) {
+      if (other !== workspaceId && (held.get(other) ?? 0) + 1 < mine) {
+        this.waiting.delete(other);
+        return false;
+      }
+    }
+    return true;
+  }
+
   private launch(first: ClaimedStep): void {
     const abort = new AbortController();
-    this.inFlight.set(first.id, { runId: first.runId, abort });
+    this.inFlight.set(first.id, { runId: first.runId, workspaceId: first.workspaceId, abort });
     void (async () => {
       let current: ClaimedStep | null = first;
       let currentAbort = abort;
@@ -236,7 +322,11 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
           current = next;
           if (current) {
             currentAbort = new AbortController();
-            this.inFlight.set(current.id, { runId: current.runId, abort: currentAbort });
+            this.inFlight.set(current.id, {
+              runId: current.runId,
+              workspaceId: current.workspaceId,
+              abort: currentAbort,
+            });
           }
         }
       } finally {
@@ -329,7 +419,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       steps,
       outcome,
       buffered,
-      this.running,
+      this.running && this.continuesHere(claimed.workspaceId),
     );
     if (wakeAt) this.wakeAt(wakeAt);
     return next;

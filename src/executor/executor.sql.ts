@@ -1,7 +1,8 @@
 /**
  * Every query of the executor, in one place, with why it is shaped the way it is. Step runs are the
  * queue: a row is claimable when it is PENDING (or WAITING on a timer) and due. Finished rows never
- * enter the partial index `step_runs_due_idx`, so the claim costs the same with a million finished rows.
+ * enter the partial index `step_runs_workspace_due_idx`, so the claim costs the same with a million
+ * finished rows.
  */
 
 import { WEBHOOK_READY_CHANNEL } from '../webhooks/outbox';
@@ -9,25 +10,77 @@ import { WEBHOOK_READY_CHANNEL } from '../webhooks/outbox';
 export const STEP_READY_CHANNEL = 'wf_step_ready';
 export const RUN_CANCELLED_CHANNEL = 'wf_run_cancelled';
 
+/** The partial predicate of `step_runs_workspace_due_idx`: rows that are or will become runnable. */
+const QUEUED = `s.status IN ('PENDING', 'WAITING') AND s.due_at IS NOT NULL`;
+
+/**
+ * `queued`: every workspace with a row in the due index, found by a loose index scan (one descent of
+ * `step_runs_workspace_due_idx` per workspace, the recursion stepping to the next workspace id), so
+ * that neither a long backlog nor parked timers are read row by row. Ends with one NULL row.
+ */
+const QUEUED_WORKSPACES = `
+  queued AS (
+    (SELECT s.workspace_id FROM step_runs s WHERE ${QUEUED} ORDER BY s.workspace_id LIMIT 1)
+    UNION ALL
+    SELECT (SELECT s.workspace_id FROM step_runs s
+            WHERE ${QUEUED} AND s.workspace_id > q.workspace_id
+            ORDER BY s.workspace_id LIMIT 1)
+    FROM queued q WHERE q.workspace_id IS NOT NULL
+  )`;
+
 /**
  * Claims up to $2 due step runs for worker $1 with a lease of $3 ms, in one statement: the step rows
  * go RUNNING, their runs go RUNNING (from PENDING, their first step, or from WAITING, a timer came
  * due), WORKFLOW_STARTED and STEP_STARTED are recorded in order, and the rows come back with their
- * runs' state. SKIP LOCKED lets any number of executors claim concurrently without waiting on each
- * other or taking the same row. A WAITING row that comes due was parked on a timer (wait step, signal
- * timeout): the claim records that as its wake reason, and a woken step records no second
- * STEP_STARTED. The WHERE clause repeats the partial index predicate so the planner can use it. The
- * run row is locked (and skipped when busy) together with the step: the API's cancel/resume/retry
- * lock the run first and then its steps, so a claim that took the step and then waited for the run
- * would deadlock with them when a timer comes due during such a request. At most one step of a run
- * is ever due, so a run appears once.
+ * runs' state.
+ *
+ * Fair across workspaces rather than first-in-first-out, so that one workspace's backlog cannot delay
+ * another's first step: each workspace with due work offers its oldest due rows (`candidates`, read
+ * per workspace from `step_runs_workspace_due_idx`), and a row's turn is its rank in its workspace
+ * plus the steps that workspace already holds in this process ($4 workspaces, $5 counts). Turns are
+ * taken in order, oldest first within a turn: rank 1 of every workspace before rank 2, and a workspace
+ * that holds slots comes after those that hold fewer. Nothing is reserved: a lone workspace takes
+ * every free slot. A workspace never gets more than $6 steps in this process
+ * (WORKSPACE_MAX_CONCURRENT_STEPS, else the concurrency). The statement reads one index descent per
+ * workspace with queued steps and at most $2 rows of each, never the length of a backlog.
+ *
+ * SKIP LOCKED lets any number of executors claim concurrently without waiting on each other or taking
+ * the same row; the rows are sorted into turn order before they are locked, so a row skipped is
+ * replaced by the next in turn. The candidates are read without locks, so the locking SELECT checks
+ * that each row still has the status and due time it was read with: a row another executor claimed
+ * (or the API moved) meanwhile fails that re-check once its lock is granted and is passed over. The
+ * check names no constant status on purpose: the partial index cannot serve it, and with the ids also
+ * listed as an array the planner reaches the rows by primary key, never re-reading a backlog through
+ * the index (or the table), whatever its possibly stale statistics say about the number of due rows.
+ * A WAITING row that comes due was parked on a timer (wait step, signal timeout): the claim records
+ * that as its wake reason, and a woken step records no second STEP_STARTED. The run row is locked (and skipped when busy) together with the
+ * step: the API's cancel/resume/retry lock the run first and then its steps, so a claim that took the
+ * step and then waited for the run would deadlock with them when a timer comes due during such a
+ * request. At most one step of a run is ever due, so a run appears once.
  */
 export const CLAIM_STEPS = `
-  WITH due AS (
+  WITH RECURSIVE ${QUEUED_WORKSPACES}, held AS (
+    SELECT * FROM unnest($4::uuid[], $5::int[]) AS h(workspace_id, steps)
+  ), candidates AS (
+    SELECT c.id, c.status, c.due_at,
+           COALESCE(h.steps, 0) + row_number() OVER (PARTITION BY q.workspace_id ORDER BY c.due_at)
+             AS turn
+    FROM queued q
+    LEFT JOIN held h ON h.workspace_id = q.workspace_id
+    CROSS JOIN LATERAL (
+      SELECT s.id, s.status, s.due_at
+      FROM step_runs s
+      WHERE s.workspace_id = q.workspace_id AND ${QUEUED} AND s.due_at <= now()
+      ORDER BY s.due_at
+      LIMIT LEAST($2, GREATEST($6::int - COALESCE(h.steps, 0), 0))
+    ) c
+  ), due AS (
     SELECT s.id, r.status AS run_status, r.definition_id, r.state, r.steps_executed
-    FROM step_runs s JOIN workflow_runs r ON r.id = s.run_id
-    WHERE s.status IN ('PENDING', 'WAITING') AND s.due_at IS NOT NULL AND s.due_at <= now()
-    ORDER BY s.due_at
+    FROM candidates c
+    JOIN step_runs s ON s.id = c.id AND s.status = c.status AND s.due_at = c.due_at
+    JOIN workflow_runs r ON r.id = s.run_id
+    WHERE s.id = ANY (ARRAY(SELECT id FROM candidates))
+    ORDER BY c.turn, c.due_at
     LIMIT $2
     FOR UPDATE OF s, r SKIP LOCKED
   ), claimed AS (
@@ -63,6 +116,21 @@ export const CLAIM_STEPS = `
   SELECT id, run_id, workspace_id, step_index, step_name, step_type, attempt, wake_reason, signal,
          started_at, definition_id, state, steps_executed
   FROM claimed`;
+
+/**
+ * The workspaces with due steps, asked when every slot of this process is busy: a workspace holding
+ * more slots than one of these then hands its run's next step back to the queue instead of continuing
+ * it, and the claim gives the freed slot to the workspace that holds fewer. Reads one descent per
+ * workspace, like the claim.
+ */
+export const DUE_WORKSPACES = `
+  WITH RECURSIVE ${QUEUED_WORKSPACES}
+  SELECT q.workspace_id FROM queued q
+  CROSS JOIN LATERAL (
+    SELECT 1 FROM step_runs s
+    WHERE s.workspace_id = q.workspace_id AND ${QUEUED} AND s.due_at <= now()
+    LIMIT 1
+  ) due`;
 
 export const LOAD_DEFINITION_STEPS = `SELECT steps FROM workflow_definitions WHERE id = $1`;
 

@@ -21,7 +21,10 @@ import { deliveryHeaders } from './signing';
 import { WebhookSecretsService } from './webhook-secrets.service';
 import * as SQL from './webhook-sender.sql';
 
-/** Deliveries in flight per process; each holds a socket, not a database connection. */
+/**
+ * Deliveries in flight per process; each holds a socket, not a database connection. One webhook may
+ * hold WEBHOOK_ENDPOINT_CONCURRENCY of them, and the claim takes turns across workspaces.
+ */
 const MAX_IN_FLIGHT = 16;
 /** Response bodies are read up to this size (the start of an error answer goes into the log). */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -35,6 +38,7 @@ const POLL_INTERVAL_NAME = 'webhook-sender-poll';
 interface ClaimedDelivery {
   id: string;
   webhook_id: string;
+  workspace_id: string;
   message_id: string;
   event_type: string;
   body: string;
@@ -59,7 +63,11 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
   private readonly logger = new Logger(WebhookSenderService.name);
   readonly senderId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly pool: Pool;
-  private readonly inFlight = new Map<string, AbortController>();
+  /** Attempts in flight: delivery id -> its webhook, its workspace and its abort controller. */
+  private readonly inFlight = new Map<
+    string,
+    { webhookId: string; workspaceId: string; abort: AbortController }
+  >();
   private readonly retryTimers = new Set<NodeJS.Timeout>();
   private listener?: PgListener;
   private running = false;
@@ -122,7 +130,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
         new Promise((resolve) => setTimeout(resolve, grace).unref()),
       ]);
     }
-    for (const abort of this.inFlight.values()) abort.abort(new Error('sender shutting down'));
+    for (const { abort } of this.inFlight.values()) abort.abort(new Error('sender shutting down'));
     if (wasRunning) {
       const released = await this.pool
         .query(SQL.RELEASE_SENDER_DELIVERIES, [this.senderId])
@@ -154,18 +162,25 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
     );
   }
 
-  /** Claims until every slot is busy or nothing is due. */
+  /**
+   * Claims until every slot is busy or nothing more may be claimed: the claim takes turns across
+   * workspaces and leaves a webhook's deliveries beyond WEBHOOK_ENDPOINT_CONCURRENCY in the table.
+   */
   private async fill(): Promise<void> {
     try {
       while (this.running) {
         const free = MAX_IN_FLIGHT - this.inFlight.size;
         if (free <= 0) break;
+        const flying = [...this.inFlight.values()];
         const claimed = await this.pool.query<ClaimedDelivery>(SQL.CLAIM_DELIVERIES, [
           this.senderId,
           free,
           this.leaseMs,
           this.maxAttempts,
           this.config.webhooks.retryDelaysMs[0] ?? 0,
+          flying.map((f) => f.webhookId),
+          flying.map((f) => f.workspaceId),
+          this.config.webhooks.endpointConcurrency,
         ]);
         for (const row of claimed.rows) this.launch(row);
         if (claimed.rows.length < free) break;
@@ -177,7 +192,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
 
   private launch(row: ClaimedDelivery): void {
     const abort = new AbortController();
-    this.inFlight.set(row.id, abort);
+    this.inFlight.set(row.id, { webhookId: row.webhook_id, workspaceId: row.workspace_id, abort });
     void (async () => {
       try {
         await this.deliver(row, abort.signal);

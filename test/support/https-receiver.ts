@@ -85,6 +85,8 @@ interface Route {
 export class HttpsReceiver {
   private readonly routes = new Map<string, Route>();
   private readonly log: ReceivedDelivery[] = [];
+  /** Per path: requests open now (arrived, connection not closed) and the most ever open at once. */
+  private readonly open = new Map<string, { now: number; peak: number }>();
   private server?: Server;
   port = 0;
 
@@ -94,6 +96,11 @@ export class HttpsReceiver {
     const server = createServer(
       { cert: this.certificate.cert, key: this.certificate.key },
       (req, res) => {
+        const open = this.open.get(req.url ?? '') ?? { now: 0, peak: 0 };
+        this.open.set(req.url ?? '', open);
+        open.now += 1;
+        open.peak = Math.max(open.peak, open.now);
+        res.on('close', () => (open.now -= 1));
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
@@ -137,6 +144,11 @@ export class HttpsReceiver {
   /** Requests received so far, oldest first, optionally only those for one path. */
   received(pathname?: string): ReceivedDelivery[] {
     return this.log.filter((d) => pathname === undefined || d.path === pathname);
+  }
+
+  /** The most requests to `path` that were open at once (a hanging route keeps them open). */
+  peakOpen(pathname: string): number {
+    return this.open.get(pathname)?.peak ?? 0;
   }
 
   async close(): Promise<void> {

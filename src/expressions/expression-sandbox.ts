@@ -187,9 +187,9 @@ export class ExpressionSandbox {
   private spawn(): Promise<void> {
     const child = fork(this.script, [JSON.stringify(this.limits)], {
       // Not the parent's flags (a test runner's, an inspector's) and not its environment (secrets):
-      // a worker needs neither.
+      // a worker needs neither, only where the service finds its packages when NODE_PATH says so.
       execArgv: [`--max-old-space-size=${this.options.memoryMb}`],
-      env: {},
+      env: process.env.NODE_PATH === undefined ? {} : { NODE_PATH: process.env.NODE_PATH },
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
       serialization: 'json',
     });

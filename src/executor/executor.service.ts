@@ -22,7 +22,7 @@ import { DefinitionCache } from './definition-cache';
 import * as SQL from './executor.sql';
 import { OutcomeBatcher } from './outcome-batcher';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
-import { RunEngine, type BufferedWork, type ClaimedStep } from './run-engine';
+import { RunEngine, type BufferedWork, type ClaimedStep, type RecordResult } from './run-engine';
 import {
   STEP_EXECUTOR_TYPE,
   type ReceivedSignal,
@@ -410,11 +410,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       // Shutting down: the step is handed back rather than recorded as failed.
       return null;
     }
-    const { next, wakeAt } = await this.engine.record(
-      this.pool,
-      this.workerId,
-      this.config.executor.leaseMs,
-      this.batcher,
+    const { next, wakeAt } = await this.record(
       claimed,
       steps,
       outcome,
@@ -507,11 +503,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       );
       try {
         const steps = await this.definitionSteps(claimed.run.definitionId);
-        await this.engine.record(
-          this.pool,
-          this.workerId,
-          this.config.executor.leaseMs,
-          this.batcher,
+        await this.record(
           claimed,
           steps,
           { kind: 'fail', error, retryable: false },
@@ -532,6 +524,28 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       }
     }
     if (rows.length === UNRECORDED_BATCH) this.sweeper.trigger();
+  }
+
+  /** Records an outcome through the engine with this worker's pool, id, lease and batcher. */
+  private record(
+    claimed: ClaimedStep,
+    steps: readonly StepDefinition[],
+    outcome: StepOutcome,
+    buffered: BufferedWork,
+    continueHere: boolean,
+  ): Promise<RecordResult> {
+    const { leaseMs } = this.config.executor;
+    return this.engine.record(
+      this.pool,
+      this.workerId,
+      leaseMs,
+      this.batcher,
+      claimed,
+      steps,
+      outcome,
+      buffered,
+      continueHere,
+    );
   }
 
   /**

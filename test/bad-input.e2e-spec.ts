@@ -429,6 +429,67 @@ describe('bad input', () => {
       expect(await tableCounts()).toEqual(before);
     });
 
+    it('refuses them inside the value of a plain field, or of an unknown one, as 400 naming the field', async () => {
+      // class-transformer throws on an object whose `constructor` is not a function: such a value in
+      // any field, authenticated or not, must be refused like any other wrong value, never a 500.
+      const before = await settledCounts();
+      const hostile = '{"constructor": 1}';
+      const cases: Array<[string, string, string, string | null]> = [
+        [
+          '/v1/workspaces',
+          `{"name": "w", "slug": "${uniqueSlug()}", "foo": ${hostile}}`,
+          'foo',
+          null,
+        ],
+        ['/v1/workspaces', `{"name": ${hostile}, "slug": "${uniqueSlug()}"}`, 'name', null],
+        ['/v1/workflow-runs', `{"definitionId": ${hostile}}`, 'definitionId', ws.key],
+        [
+          '/v1/workflow-runs',
+          `{"definitionId": "${randomUUID()}", "idempotencyKey": {"constructor": {}}}`,
+          'idempotencyKey',
+          ws.key,
+        ],
+        [
+          '/v1/workflow-definitions',
+          `{"name": "n", "version": "1", "steps": [{"type": "task", "name": ${hostile}, "handler": "noop"}]}`,
+          'steps[0].name',
+          ws.key,
+        ],
+        [
+          '/v1/workflow-definitions',
+          `{"name": "n", "version": "1", "steps": [${llm}, "extra": 1}]}]}`.replace(
+            '"content": "hi", "extra": 1',
+            `"content": {"constructor": 2}`,
+          ),
+          'steps[0].messages[0].content',
+          ws.key,
+        ],
+        [
+          '/v1/workflow-definitions',
+          `{"name": "n", "version": "1", "steps": [${task}, "retry": {"maxAttempts": ${hostile}}}]}`,
+          'steps[0].retry.maxAttempts',
+          ws.key,
+        ],
+        [
+          '/v1/workflow-definitions',
+          `{"name": "n", "version": "1", "steps": [${llm}}], "guardrails": {"blockedPatterns": [${hostile}]}}]}`,
+          'steps[0].guardrails.blockedPatterns',
+          ws.key,
+        ],
+        ['/v1/api-keys', `{"name": ${hostile}}`, 'name', ws.key],
+        [
+          '/v1/webhooks',
+          `{"url": "https://a.example.com/h", "events": [${hostile}]}`,
+          'events',
+          ws.key,
+        ],
+      ];
+      for (const [path, text, field, key] of cases) {
+        expectFieldError(await raw('post', path, text, key), field);
+      }
+      expect(await tableCounts()).toEqual(before);
+    });
+
     const openData = () =>
       '{"__proto__": {"polluted": true}, "constructor": {"name": "data"}, "prototype": [1, 2], ' +
       '"toString": "text", "hasOwnProperty": 0, ' +

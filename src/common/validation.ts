@@ -110,7 +110,8 @@ function prepare(
     if (!known.has(key)) {
       if (SHADOWED_KEYS.has(key))
         errors.push({ field: join(path, key), message: 'is not allowed' });
-      else copy[key] = raw[key];
+      // Refused whatever its value: class-transformer must not walk into it (see passesThrough).
+      else copy[key] = true;
       continue;
     }
     if (asGiven?.has(key)) continue;
@@ -120,21 +121,36 @@ function prepare(
       copy[key] = prepare(inner, value, join(path, key), errors);
     } else if (inner && Array.isArray(value)) {
       copy[key] = value.map((item: unknown, i) =>
-        isPlainObject(item) ? prepare(inner, item, `${join(path, key)}[${i}]`, errors) : item,
+        isPlainObject(item)
+          ? prepare(inner, item, `${join(path, key)}[${i}]`, errors)
+          : passesThrough(item)
+            ? null
+            : item,
       );
-    } else {
+    } else if (!passesThrough(value)) {
       copy[key] = value;
     }
   }
   return copy;
 }
 
+/**
+ * A value class-transformer must not copy: it walks objects and arrays, and throws on an object whose
+ * `constructor` key is not a function (`{"name": {"constructor": 1}}` in any field). Such a value of a
+ * plain field is put back as given by restore() and refused by the field's own rules.
+ */
+function passesThrough(value: unknown): boolean {
+  return typeof value === 'object' && value !== null;
+}
+
 /** Puts the `@AsGiven` values of `raw` back onto the instance built from prepare()'s copy. */
 function restore(cls: DtoClass, raw: Record<string, unknown>, dto: Record<string, unknown>): void {
+  const known = propertiesOf(cls);
   const asGiven = metadataOf<true>(AS_GIVEN, cls);
   const nested = metadataOf<() => DtoClass>(NESTED, cls);
-  for (const key of asGiven?.keys() ?? []) {
-    if (Object.prototype.hasOwnProperty.call(raw, key)) dto[key] = raw[key];
+  for (const key of Object.keys(raw)) {
+    if (!known.has(key)) continue;
+    if (asGiven?.has(key) || (!nested?.has(key) && passesThrough(raw[key]))) dto[key] = raw[key];
   }
   for (const [key, inner] of nested ?? []) {
     const value = raw[key];

@@ -12,6 +12,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
+import { isDatabaseUnavailable } from '../common/errors';
 import { CoalescedTask } from '../common/coalesced-task';
 import { sanitizeText } from '../common/json-safety';
 import { PgListener } from '../common/pg-listener';
@@ -63,6 +64,16 @@ interface ClaimRow {
 interface UnrecordedRow extends ClaimRow {
   record_failures: number;
   record_error: string | null;
+}
+
+/**
+ * A database fault that says nothing about the outcome being recorded (the database unreachable or
+ * restarting, a deadlock or serialisation failure): the step is handed back without counting it
+ * towards STEP_RECORD_MAX_FAILURES, which is for outcomes that fail again at every try.
+ */
+function isPassingDatabaseFault(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return isDatabaseUnavailable(err) || (typeof code === 'string' && code.startsWith('40'));
 }
 
 function claimedStep(r: ClaimRow): ClaimedStep {
@@ -441,12 +452,14 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         this.workerId,
         cause,
         this.config.executor.recordMaxFailures,
+        isPassingDatabaseFault(err) ? 0 : 1,
       ]);
     let failures: number | undefined;
     if (buffered.writes.length > 0) {
       failures = await withTransaction(this.pool, async (client) => {
+        // The run first, as every transition locks it (cost rows lock it too, by their foreign key).
+        await client.query(SQL.LOCK_RUN, [claimed.runId]);
         const released = (await release(client)).rows[0];
-        if (!released) return undefined;
         const tx: StepTransaction = {
           client,
           workspaceId: claimed.workspaceId,
@@ -455,8 +468,9 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
           // Events belong to the outcome, which is not recorded; the writes are records of work done.
           event: () => undefined,
         };
+        // Kept even when the step is no longer ours (its run was cancelled): the calls were billed.
         for (const write of buffered.writes) await write(tx);
-        return released.record_failures;
+        return released?.record_failures;
       }).catch((writeErr: unknown) => {
         this.logger.error({ err: writeErr, stepRunId: claimed.id }, 'keeping billed calls failed');
         return undefined;
@@ -519,6 +533,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
             this.workerId,
             row.record_error,
             this.config.executor.recordMaxFailures,
+            1,
           ])
           .catch(() => undefined);
       }

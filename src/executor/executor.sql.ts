@@ -349,8 +349,8 @@ export const EXTEND_LEASES = `
  * (or whose every execution kills its process) is executed at most $max times in a row, instead of
  * forever; the count lives on the row, so it holds across processes and restarts.
  */
-const DUE_UNLESS_UNRECORDABLE = (max: string, delay: string) =>
-  `CASE WHEN record_failures + 1 >= ${max} THEN NULL ELSE now() + ${delay} END`;
+const DUE_UNLESS_UNRECORDABLE = (max: string, delay: string, counted = '1') =>
+  `CASE WHEN record_failures + ${counted} >= ${max} THEN NULL ELSE now() + ${delay} END`;
 
 /**
  * Returns steps whose worker died (lease expired) to the queue; any executor then claims them again.
@@ -368,13 +368,14 @@ export const REAP_EXPIRED_LEASES = `
 
 /**
  * Hands back a step whose outcome could not be recorded (a lost connection, a value the database
- * refused) after a short pause, rather than leaving it to its lease, counting the failure and keeping
- * its cause ($3) for the error recorded once the count reaches $4. Returns the new count.
+ * refused) after a short pause, rather than leaving it to its lease, counting the failure ($5: 1, or 0
+ * for a passing database fault that says nothing about the outcome) and keeping its cause ($3) for
+ * the error recorded once the count reaches $4. Returns the new count.
  */
 export const RELEASE_STEP = `
   UPDATE step_runs
-  SET status = 'PENDING', due_at = ${DUE_UNLESS_UNRECORDABLE('$4', "interval '1 second'")},
-      locked_by = NULL, lock_expires_at = NULL, record_failures = record_failures + 1,
+  SET status = 'PENDING', due_at = ${DUE_UNLESS_UNRECORDABLE('$4', "interval '1 second'", '$5::int')},
+      locked_by = NULL, lock_expires_at = NULL, record_failures = record_failures + $5::int,
       record_error = $3
   WHERE id = $1 AND locked_by = $2 AND status = 'RUNNING'
   RETURNING record_failures`;

@@ -411,6 +411,39 @@ describe('webhook delivery', () => {
     });
   });
 
+  it.each([
+    ['a NUL', 'x\u0000y'],
+    ['a surrogate pair cut by the 200-character snippet', `${'a'.repeat(199)}\u{1F600}tail`],
+  ])(
+    'records every attempt of an endpoint whose error answer holds %s, its text made storable',
+    async (_what, body) => {
+      const ws = await createWorkspaceWithKey(http);
+      const hook = await registerWebhook(http, ws.key, ['workflow.completed'], () => ({
+        status: 500,
+        body,
+      }));
+      const def = await createDefinition(http, ws.key, [
+        { type: 'task', name: 'a', handler: 'noop' },
+      ]);
+      await startRun(http, ws.key, def);
+      const [entry] = await eventually(
+        async () => {
+          const list = await deliveries(http, ws.key, hook.id);
+          return list[0]?.status === 'failed' ? list : undefined;
+        },
+        20_000,
+        'the delivery to fail after its attempts',
+      );
+      expect(receiver.received(hook.path)).toHaveLength(DELAYS.length);
+      expect(entry).toEqual(
+        expect.objectContaining({ attempts: DELAYS.length, lastStatusCode: 500 }),
+      );
+      expect(entry.lastError).toMatch(/^endpoint answered 500: /);
+      expect(entry.lastError).toContain('\ufffd');
+      expect(entry.lastError).not.toContain('\u0000');
+    },
+  );
+
   it('a receiver answering 500 twice then 200 gets three attempts at the configured delays, same webhook-id and body', async () => {
     const ws = await createWorkspaceWithKey(http);
     const hook = await registerWebhook(http, ws.key, ['workflow.completed'], (n) =>

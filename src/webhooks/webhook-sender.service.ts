@@ -11,6 +11,7 @@ import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { CoalescedTask } from '../common/coalesced-task';
+import { sanitizeText } from '../common/json-safety';
 import { PgListener } from '../common/pg-listener';
 import { pgPool } from '../common/database';
 import { safeRequest } from '../common/safe-http';
@@ -254,7 +255,8 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
       });
       if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status };
       const text = res.body.toString('utf8', 0, Math.min(res.body.length, ERROR_BODY_CHARS * 4));
-      const snippet = text.replace(/\s+/g, ' ').trim().slice(0, ERROR_BODY_CHARS);
+      // The endpoint's text is stored: no NUL, and no surrogate half left where the cut falls.
+      const snippet = sanitizeText(text.replace(/\s+/g, ' ').trim().slice(0, ERROR_BODY_CHARS));
       return {
         ok: false,
         statusCode: res.status,
@@ -271,7 +273,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
       }
       // OutboundRequestError says why: refused address, timeout, certificate, connection refused...
       const message = err instanceof Error ? err.message : String(err);
-      return { ok: false, statusCode: null, error: message.slice(0, 500) };
+      return { ok: false, statusCode: null, error: sanitizeText(message, 500) };
     }
   }
 

@@ -51,6 +51,19 @@ describe('sanitizeJson', () => {
     expect(jsonProblem(out, 100)).toBeUndefined();
   });
 
+  it('keeps __proto__, constructor and prototype keys as data, never as the prototype', () => {
+    const input = JSON.parse(
+      '{"__proto__": {"polluted": true}, "constructor": "c", "n": {"__proto__": ["x\\u0000"]}}',
+    ) as Record<string, unknown>;
+    const out = sanitizeJson(input);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['__proto__', 'constructor', 'n']);
+    expect(JSON.stringify(out)).toBe(
+      '{"__proto__":{"polluted":true},"constructor":"c","n":{"__proto__":["x\ufffd"]}}',
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('cuts long strings', () => {
     expect(sanitizeJson({ error: 'e'.repeat(20), short: 'ok' }, 5)).toEqual({
       error: 'eeeee… (15 more characters)',

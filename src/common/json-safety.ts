@@ -99,7 +99,13 @@ export function sanitizeJson<T>(root: T, maxLength = Infinity, maxDepth = 256): 
     for (const [key, item] of Object.entries(from as Record<string, unknown>)) {
       const target = copy(item, depth + 1);
       const name = Array.isArray(to) ? key : sanitizeText(key, maxLength);
-      (to as Record<string, unknown>)[name] = target;
+      // Defined, not assigned: a `__proto__` key is data to keep, never the copy's prototype.
+      Object.defineProperty(to, name, {
+        value: target,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
       pending.push([item, target, depth + 1]);
     }
   }

@@ -23,6 +23,9 @@ export class StepRecordFailures1763900005000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
+    // Steps held back to have their failure recorded (PENDING without a due time) would never be
+    // claimed by the code before this migration: make them due, so they execute again.
+    await q.query(`UPDATE step_runs SET due_at = now() WHERE status = 'PENDING' AND due_at IS NULL`);
     await q.query(`DROP INDEX step_runs_unrecorded_idx`);
     await q.query(`ALTER TABLE step_runs DROP COLUMN record_error, DROP COLUMN record_failures`);
   }

@@ -124,6 +124,13 @@ describe('providerErrorMessage', () => {
     expect(text.endsWith('…')).toBe(true);
   });
 
+  it('examines only the start of a huge text, whose shape would make the URL pattern quadratic', () => {
+    // A provider (or a proxy) may echo the prompt: 2 MB of `a.a.a.` took minutes before the cut.
+    const text = trimProviderText(`Bad request: ${'a.'.repeat(1_000_000)}`);
+    expect(text.startsWith('Bad request: a.a.')).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(PROVIDER_ERROR_MAX_CHARS);
+  });
+
   it('says something when nothing is left', () => {
     expect(trimProviderText('   ')).toBe('the provider call failed');
   });

@@ -11,6 +11,8 @@ import {
  * `LLM_FALLBACK_TRIGGERED`). Provider messages are a sentence or two; anything longer is a dump.
  */
 export const PROVIDER_ERROR_MAX_CHARS = 300;
+/** How much of a provider's text is examined at all (a few times the cap, for what trimming removes). */
+const SCAN_WINDOW_CHARS = 4096;
 
 const REDACTED = '[redacted]';
 const UNREADABLE = 'the provider answered with a response that could not be read';
@@ -74,7 +76,9 @@ function errorCode(err: unknown): string {
 
 /** Removes secrets, URLs, addresses and stack lines, flattens whitespace and caps the length. */
 export function trimProviderText(text: string, secrets: readonly string[] = []): string {
-  let out = text.split(/\n\s+at /)[0];
+  // Cut before any pattern runs: the text can echo a tenant's prompt, and the URL pattern is
+  // quadratic on some shapes (`a.a.a.…`). What lies past the window never reaches the final cap.
+  let out = text.slice(0, SCAN_WINDOW_CHARS).split(/\n\s+at /)[0];
   for (const secret of secrets) {
     if (secret.length >= 4) out = out.split(secret).join(REDACTED);
   }

@@ -36,6 +36,9 @@ describe('isPrivateAddress', () => {
     ['64:ff9b::8.8.8.8', 'NAT64 well-known prefix with a public address'],
     ['64:ff9b:1::1', 'NAT64 local-use prefix'],
     ['64:ff9b:1:ffff::a00:1', 'NAT64 local-use prefix, far end'],
+    // Teredo: the IPv4 address is obfuscated and reached through a relay
+    ['2001:0:a00:1::', 'Teredo'],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'Teredo, written out'],
     // IPv4-mapped, IPv4-translated and 6to4 are judged by the IPv4 address they embed
     ['::ffff:127.0.0.1', 'IPv4-mapped loopback, dotted'],
     ['::ffff:7f00:1', 'IPv4-mapped loopback, hex'],
@@ -66,6 +69,7 @@ describe('isPrivateAddress', () => {
     ['2002:808:808::1', '6to4 of a public address'],
     ['64:ff9a::1', 'next to the NAT64 prefix'],
     ['64:ff9b:2::1', 'next to the NAT64 local-use prefix'],
+    ['2001:1::1', 'next to the Teredo prefix'],
   ])('allows %s (%s)', (address) => {
     expect(isPrivateAddress(address)).toBe(false);
   });

@@ -32,7 +32,8 @@ for (const [net, prefix] of [
  * IPv4 hosts through a translator, which may well sit inside the private network, so they are refused
  * whatever IPv4 address they embed. IPv4-mapped (`::ffff:0:0/96`), IPv4-translated
  * (`::ffff:0:0:0/96`) and 6to4 (`2002::/16`) addresses are judged by the IPv4 address they embed
- * instead (see `embeddedIpv4`).
+ * instead (see `embeddedIpv4`). Teredo (`2001::/32`) is refused too: its IPv4 address is obfuscated
+ * and reached through a relay.
  */
 const BLOCKED_V6 = new BlockList();
 for (const [net, prefix] of [
@@ -41,6 +42,8 @@ for (const [net, prefix] of [
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
+  // Teredo: a tunnel to an IPv4 host through a relay, the address obfuscated; no webhook needs it.
+  ['2001::', 32],
   ['fc00::', 7],
   ['fe80::', 10],
   ['fec0::', 10],

@@ -6,6 +6,7 @@ import {
   MAX_EXPRESSION_LENGTH,
   MAX_STRING_LENGTH,
 } from './jsonata';
+import { MAX_REGEX_WORK } from './linear-regex';
 
 describe('expressionSyntaxError', () => {
   it('accepts a valid expression', () => {
@@ -49,6 +50,9 @@ describe('evaluateExpression', () => {
     await expect(result).rejects.toBeInstanceOf(ExpressionError);
     await expect(result).rejects.not.toBeInstanceOf(ExpressionLimitError);
     await expect(result).rejects.toThrow('price missing');
+    const inEval = evaluateExpression('$eval("$error(\\"price missing\\")")', {});
+    await expect(inEval).rejects.not.toBeInstanceOf(ExpressionLimitError);
+    await expect(inEval).rejects.toThrow(/passed to function eval: "price missing"/);
   });
 
   it('reuses a compiled expression across evaluations without mixing their inputs', async () => {
@@ -119,10 +123,35 @@ describe('evaluateExpression', () => {
     await expect(evaluateExpression(expression, { s: text })).resolves.toEqual([false, true]);
   });
 
-  it('fails with an ExpressionError naming a regex RE2 cannot run that $eval builds', async () => {
+  it('fails, without retries, naming a regex RE2 cannot run that $eval builds', async () => {
     const result = evaluateExpression('$eval("$match(\\"ab\\", /a(?=b)/)")', {});
-    await expect(result).rejects.toBeInstanceOf(ExpressionError);
+    await expect(result).rejects.toBeInstanceOf(ExpressionLimitError);
     await expect(result).rejects.toThrow(/lookahead `\(\?=` is not supported/);
+  });
+
+  it('stops a regex past its work budget with an ExpressionLimitError (never retried)', async () => {
+    // 14 instructions over MAX_REGEX_WORK / 10 characters: above the budget of one regex call.
+    const s = 'a'.repeat(MAX_REGEX_WORK / 10);
+    for (const expression of [
+      '$contains(s, /a[ab]{10}$/)',
+      '$eval("$contains(s, /a[ab]{10}$/)")',
+    ]) {
+      const result = evaluateExpression(expression, { s });
+      await expect(result).rejects.toBeInstanceOf(ExpressionLimitError);
+      await expect(result).rejects.toThrow(/is too costly to run against \d+ characters/);
+    }
+  });
+
+  it('reports a regex RE2 cannot run, built by $eval, as an ExpressionLimitError', async () => {
+    const result = evaluateExpression('$eval("$match(\\"ab\\", /a{1000}a{1000}a{1000}/)")', {});
+    await expect(result).rejects.toBeInstanceOf(ExpressionLimitError);
+    await expect(result).rejects.toThrow(/^regular expression too large/);
+  });
+
+  it('keeps the limits of JSONata itself when $eval hits them', async () => {
+    const result = evaluateExpression('$eval("[1..100000000]")', {});
+    await expect(result).rejects.toBeInstanceOf(ExpressionLimitError);
+    await expect(result).rejects.toThrow(/sequence longer than/);
   });
 
   it('refuses to build huge sequences', async () => {

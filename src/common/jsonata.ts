@@ -1,5 +1,10 @@
 import jsonata from 'jsonata';
-import { LinearRegExp, regexLiteralProblem } from './linear-regex';
+import {
+  LinearRegexError,
+  LinearRegExp,
+  regexLiteralProblem,
+  RegexWorkLimitError,
+} from './linear-regex';
 
 export const MAX_EXPRESSION_LENGTH = 2000;
 /** Default budget of one evaluation (EXPRESSION_TIMEOUT_MS); JSONata checks it at every step. */
@@ -102,6 +107,22 @@ function compile(expression: string, timeoutMs: number): jsonata.Expression {
 }
 
 /**
+ * The error behind JSONata's `$eval` wrappers (D3120 syntax, D3121 evaluation), which carry the
+ * original as `error`: without unwrapping, a limit hit inside `$eval` would look like an ordinary
+ * (retried) failure.
+ */
+function innermostError(err: unknown): unknown {
+  let current = err;
+  for (;;) {
+    const wrapped = current as { code?: unknown; error?: unknown } | null;
+    if (typeof wrapped !== 'object' || wrapped === null) return current;
+    if (wrapped.code !== 'D3120' && wrapped.code !== 'D3121') return current;
+    if (wrapped.error === undefined) return current;
+    current = wrapped.error;
+  }
+}
+
+/**
  * Evaluates a JSONata expression against the run state with a time, depth and size budget, enforced
  * by JSONata itself before and after every evaluation step (tail-recursive loops included). What this
  * cannot stop (one huge native operation, the heap) is contained by running it in the expression
@@ -117,8 +138,14 @@ export async function evaluateExpression(
   const compiled = compile(expression, timeoutMs);
   try {
     return await compiled.evaluate(input, bindings);
-  } catch (err) {
+  } catch (thrown) {
+    const err = innermostError(thrown);
     if (err instanceof ExpressionError) throw err;
+    if (err instanceof RegexWorkLimitError || err instanceof LinearRegexError) {
+      // The same pattern over the same text fails again: a pattern past the work budget, or one
+      // RE2 cannot run that only exists at run time (built by $eval, or stored before validation).
+      throw new ExpressionLimitError(err.message);
+    }
     const e = err as { message?: string; code?: string };
     if (e.code === 'D1012') {
       throw new ExpressionLimitError(`expression exceeded its time budget of ${timeoutMs} ms`);
@@ -133,6 +160,7 @@ export async function evaluateExpression(
       // V8's own ceilings (a string past 2^29 characters, a call stack overflow).
       throw new ExpressionLimitError(`expression exceeded a runtime limit: ${err.message}`);
     }
-    throw new ExpressionError(e.message ?? String(err));
+    // The outer message: `$eval`'s wrapper says where the failure happened.
+    throw new ExpressionError((thrown as { message?: string }).message ?? String(thrown));
   }
 }

@@ -1,9 +1,11 @@
 import jsonata from 'jsonata';
 import {
+  estimateProgramSize,
   LinearRegex,
   LinearRegexError,
   LinearRegExp,
   linearRegexProblem,
+  MAX_REGEX_LENGTH,
   MAX_REGEX_PROGRAM_SIZE,
   MAX_REGEX_WORK,
   PatternMatcher,
@@ -12,6 +14,7 @@ import {
   regexLiteralProblem,
   RegexWorkLimitError,
 } from './linear-regex';
+import { RE2JS } from 're2js';
 
 /**
  * Patterns that backtrack exponentially (or with a high polynomial degree) on V8, each with an input
@@ -101,7 +104,48 @@ describe('LinearRegex', () => {
   it(`refuses a pattern compiling to more than ${MAX_REGEX_PROGRAM_SIZE} instructions`, () => {
     expect(linearRegexProblem('\\w{1000}\\w{900}')).toBeUndefined();
     expect(linearRegexProblem('\\w{1000}\\w{1000}\\w{1000}')).toMatch(
-      /^regular expression too large: it compiles to \d+ instructions, at most 2000$/,
+      /^regular expression too large: it would compile to more than 2000 instructions/,
+    );
+    // Within the estimate, which leaves out the two instructions of every program: the exact check.
+    expect(linearRegexProblem('\\w{1000}\\w{999}')).toMatch(
+      /^regular expression too large: it compiles to 2001 instructions, at most 2000$/,
+    );
+  });
+
+  it.each([
+    '[a-z]{2,50}@[a-z]{2,50}\\.[a-z]{2,10}',
+    '\\d{4}-\\d{2}-\\d{2}',
+    '(foo|bar)+',
+    '(?<year>\\d{4})-(?:0[1-9]|1[0-2])?',
+    '(?i)\\p{L}{3,}[]x]\\x{1F600}*?',
+    '\\Qa.c\\E{2}(a{10}){10}',
+    '\\w{1000}\\w{900}',
+  ])('estimates %j at its exact size, and compiles it', (pattern) => {
+    // Every program has a match and a fail instruction the estimate leaves out.
+    expect(estimateProgramSize(pattern)).toBe(RE2JS.compile(pattern).programSize() - 2);
+    expect(linearRegexProblem(pattern)).toBeUndefined();
+  });
+
+  it.each([
+    ['a counted repeat written many times', 'a{1000}'.repeat(142)],
+    ['alternatives of counted repeats', '(?:a{1000}|b{1000})'.repeat(52)],
+    ['nested counted repeats', '(a{1000}){1000}'],
+    ['deeply nested counted repeats', `${'(?:'.repeat(90)}a{1000}${'){1000}'.repeat(90)}`],
+  ])('refuses %s before compiling it', (_shape, pattern) => {
+    // RE2JS.compile expands the repeats before its size can be read; this message is the estimate's.
+    expect(linearRegexProblem(pattern)).toMatch(
+      /^regular expression too large: it would compile to more than 2000 instructions/,
+    );
+  });
+
+  it(`refuses a pattern longer than ${MAX_REGEX_LENGTH} characters before reading it`, () => {
+    // 10 000 repeats of 1000: ten million instructions, gigabytes if RE2 were handed it.
+    expect(linearRegexProblem('a{1000}'.repeat(10_000))).toBe(
+      `regular expression too long: it has 70000 characters, at most ${MAX_REGEX_LENGTH}`,
+    );
+    expect(linearRegexProblem('a'.repeat(MAX_REGEX_LENGTH))).toBeUndefined();
+    expect(linearRegexProblem('a'.repeat(MAX_REGEX_LENGTH + 1))).toMatch(
+      /^regular expression too long/,
     );
   });
 

@@ -17,12 +17,20 @@ import { type Matcher, RE2JS, RE2JSSyntaxException } from 're2js';
 export const MAX_REGEX_PROGRAM_SIZE = 2000;
 
 /**
+ * Longest pattern accepted, in UTF-16 units, refused before anything else reads it: it bounds the
+ * cost of the size estimate and of RE2's parser (guardrail patterns and schema keywords are
+ * otherwise only bounded by the definition's size).
+ */
+export const MAX_REGEX_LENGTH = 1000;
+
+/**
  * Budget of one check (one guardrail evaluation, one regex call inside JSONata), in program
  * instructions x characters of text. Where RE2 runs its DFA (most patterns) a unit costs about 1.5 ns;
- * where it falls back to its NFA, up to about 22 ns measured here: the budget bounds the worst case to
- * about a second and leaves ordinary checks room (100 instructions of patterns over 500 000 characters).
+ * where it falls back to its NFA, about 14 to 22 ns (`a[ab]{25}$` against 1.7 M characters took 0.7 s
+ * within a 50 M budget): this bounds a check on the event loop to about a tenth of a second and
+ * leaves ordinary checks room (10 instructions of patterns over 500 000 characters, 100 over 50 000).
  */
-export const MAX_REGEX_WORK = 50_000_000;
+export const MAX_REGEX_WORK = 5_000_000;
 
 /** A pattern the engine cannot run: bad syntax, an unsupported construct, flags, or its size. */
 export class LinearRegexError extends Error {}
@@ -87,6 +95,137 @@ function flagBits(flags: string): number {
   return bits;
 }
 
+/** RE2 refuses a repeat count above this one while parsing, before expanding anything. */
+const RE2_MAX_REPEAT = 1000;
+
+/** `{n}`, `{n,}` or `{n,m}` at lastIndex (sticky); any other `{` is a literal for RE2. */
+const COUNTED_REPEAT = /\{(\d+)(,(\d*))?\}/y;
+
+/** The index after the escape starting at `i` (a backslash): `\x{…}` and `\p{…}` take their braces. */
+function skipEscape(source: string, i: number): number {
+  const kind = source[i + 1];
+  if ((kind === 'x' || kind === 'p' || kind === 'P') && source[i + 2] === '{') {
+    const close = source.indexOf('}', i + 3);
+    return close < 0 ? source.length : close + 1;
+  }
+  return i + 2;
+}
+
+/** The index after the character class opening at `i`: `[]a]` and `[^]a]` hold a `]`. */
+function skipClass(source: string, i: number): number {
+  let j = i + 1;
+  if (source[j] === '^') j++;
+  if (source[j] === ']') j++;
+  while (j < source.length && source[j] !== ']') {
+    if (source[j] === '\\') j = skipEscape(source, j);
+    else if (source.startsWith('[:', j) && source.indexOf(':]', j + 2) > 0) {
+      j = source.indexOf(':]', j + 2) + 2;
+    } else j++;
+  }
+  return j + 1;
+}
+
+/** One group being read by estimateProgramSize; the pattern itself is the outermost. */
+interface Frame {
+  /** The finished alternatives of the group, and one instruction per `|`. */
+  done: number;
+  /** The alternative being read. */
+  current: number;
+  /** The last atom or group of `current`, which a quantifier repeats. */
+  last: number;
+  capturing: boolean;
+}
+
+/**
+ * The size of the RE2 program of `source`, estimated from the text in one pass that stops as soon as it
+ * exceeds MAX_REGEX_PROGRAM_SIZE (returning what it counted so far): a character, class or escape is one instruction, a group the
+ * sum of its parts (two more when it captures), an alternation the sum of its branches; `{n,m}` repeats
+ * its atom or group m times (with one instruction per optional copy), `{n,}` n times, and `*`, `+`, `?`
+ * add one. Measured against re2js it is exact but for the two instructions every program has, and for
+ * single characters RE2 merges (`a|b` is `[ab]`). Malformed patterns are left to RE2's parser.
+ */
+export function estimateProgramSize(source: string): number {
+  const root: Frame = { done: 0, current: 0, last: 0, capturing: false };
+  const stack: Frame[] = [root];
+  let frame = root;
+  const add = (size: number) => {
+    frame.current += size;
+    frame.last = size;
+  };
+  let i = 0;
+  while (i < source.length) {
+    const c = source[i];
+    if (c === '\\' && source[i + 1] === 'Q') {
+      // \Q…\E: every character up to \E is a literal.
+      const end = source.indexOf('\\E', i + 2);
+      const stop = end < 0 ? source.length : end;
+      if (stop > i + 2) {
+        frame.current += stop - (i + 2);
+        frame.last = 1;
+      }
+      i = end < 0 ? stop : end + 2;
+    } else if (c === '\\') {
+      add(1);
+      i = skipEscape(source, i);
+    } else if (c === '[') {
+      add(1);
+      i = skipClass(source, i);
+    } else if (c === '(') {
+      let capturing = true;
+      i++;
+      if (source[i] === '?') {
+        // (?:…, (?i:…, (?i) or a named group (?<name>…, (?P<name>…: skip to the body.
+        capturing = source[i + 1] === '<' || source[i + 1] === 'P';
+        while (i < source.length && !':)>'.includes(source[i])) i++;
+        if (source[i] !== ')') i++;
+      }
+      frame = { done: 0, current: 0, last: 0, capturing };
+      stack.push(frame);
+    } else if (c === ')' && stack.length > 1) {
+      stack.pop();
+      const group = frame;
+      frame = stack[stack.length - 1];
+      add(group.done + group.current + (group.capturing ? 2 : 0));
+      i++;
+    } else if (c === '|') {
+      frame.done += frame.current + 1;
+      frame.current = 0;
+      frame.last = 0;
+      i++;
+    } else if (c === '*' || c === '+' || c === '?') {
+      frame.current += 1;
+      frame.last += 1;
+      i++;
+      if (source[i] === '?') i++; // lazy
+    } else {
+      COUNTED_REPEAT.lastIndex = i;
+      const counted = c === '{' ? COUNTED_REPEAT.exec(source) : null;
+      if (counted) {
+        // Counts past RE2's limit are refused by its parser, which expands nothing.
+        const min = Math.min(Number(counted[1]), RE2_MAX_REPEAT);
+        const unbounded = counted[3] === '';
+        const max =
+          counted[2] === undefined || unbounded
+            ? min
+            : Math.min(Number(counted[3]), RE2_MAX_REPEAT);
+        const repeated = unbounded
+          ? frame.last * Math.max(min, 1) + 1
+          : frame.last * max + Math.max(max - min, 0);
+        frame.current += repeated - frame.last;
+        frame.last = repeated;
+        i += counted[0].length;
+        if (source[i] === '?') i++; // lazy
+      } else {
+        add(1);
+        i++;
+      }
+    }
+    if (frame.done + frame.current > MAX_REGEX_PROGRAM_SIZE) return frame.done + frame.current;
+  }
+  // An unclosed group is RE2's syntax error to report; its parts still count.
+  return stack.reduce((sum, f) => sum + f.done + f.current, 0);
+}
+
 /** A compiled tenant pattern. */
 export class LinearRegex {
   readonly programSize: number;
@@ -103,7 +242,20 @@ export class LinearRegex {
 
   /** Compiles `source` with JavaScript flags; throws LinearRegexError naming what cannot run. */
   static compile(source: string, flags = ''): LinearRegex {
+    if (source.length > MAX_REGEX_LENGTH) {
+      throw new LinearRegexError(
+        `regular expression too long: it has ${source.length} characters, at most ${MAX_REGEX_LENGTH}`,
+      );
+    }
     const bits = flagBits(flags);
+    // RE2JS.compile expands every counted repeat before its size can be read: `a{1000}` written 125
+    // times is 125 000 instructions, seconds and gigabytes on the event loop.
+    if (estimateProgramSize(source) > MAX_REGEX_PROGRAM_SIZE) {
+      throw new LinearRegexError(
+        `regular expression too large: it would compile to more than ${MAX_REGEX_PROGRAM_SIZE} ` +
+          'instructions (each character, class or group counted once per repetition)',
+      );
+    }
     let re: RE2JS;
     try {
       re = RE2JS.compile(source, bits);

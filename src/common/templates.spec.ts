@@ -1,4 +1,10 @@
-import { lookupPath, renderDeep, renderString, TemplateError } from './templates';
+import {
+  lookupPath,
+  MAX_RENDERED_CHARS,
+  renderDeep,
+  renderString,
+  TemplateError,
+} from './templates';
 
 const state = {
   customer: { name: 'Ada', tags: ['vip', 'beta'], address: { city: 'London' } },
@@ -61,6 +67,55 @@ describe('renderString', () => {
     expect(() => renderString('Hi {{customer.nickname}}', state)).toThrow(
       'missing value for placeholder {{customer.nickname}}',
     );
+  });
+});
+
+/** An object of about `chars` characters as JSON. */
+function bigObject(chars: number): Record<string, string> {
+  return { text: 'x'.repeat(chars) };
+}
+
+describe('the rendering budget', () => {
+  const tooLong = `template renders to more than ${MAX_RENDERED_CHARS} characters`;
+
+  it('stringifies each placeholder once per render, however often it appears', () => {
+    let stringified = 0;
+    const o = {
+      toJSON: () => {
+        stringified += 1;
+        return { a: 1 };
+      },
+    };
+    expect(renderString('{{o}} {{ o }}{{o}}', { o })).toBe('{"a":1} {"a":1}{"a":1}');
+    expect(renderDeep(['{{o}}', 'x{{o}}', { y: '{{o}}' }], { o })).toEqual([
+      o,
+      'x{"a":1}',
+      { y: o },
+    ]);
+    expect(stringified).toBe(2);
+  });
+
+  it(`writes exactly ${MAX_RENDERED_CHARS} characters and fails past them, naming the cap`, () => {
+    const s = 'x'.repeat(MAX_RENDERED_CHARS - 2);
+    expect(renderString('{{s}}ab', { s })).toHaveLength(MAX_RENDERED_CHARS);
+    expect(() => renderString('{{s}}abc', { s })).toThrow(TemplateError);
+    expect(() => renderString('{{s}}abc', { s })).toThrow(`${tooLong}, the most one template may`);
+  });
+
+  it('fails a placeholder repeated over a big value instead of building it again and again', () => {
+    // A thousand copies of a megabyte: a gigabyte string without the budget.
+    const o = bigObject(1_000_000);
+    expect(() => renderString('{{o}}'.repeat(1000), { o })).toThrow(`${tooLong}`);
+    expect(() => renderString('{{o}}'.repeat(1000), { o })).toThrow('(filling {{o}})');
+  });
+
+  it('counts whole-placeholder values at their JSON length, over the whole config', () => {
+    const o = bigObject(1_000_000);
+    expect(renderDeep({ body: '{{o}}' }, { o })).toEqual({ body: o });
+    // Shared references, but a config that serialises to a gigabyte when sent or recorded.
+    expect(() => renderDeep({ refs: Array(1000).fill('{{o}}') }, { o })).toThrow(TemplateError);
+    const half = 'y'.repeat(MAX_RENDERED_CHARS / 2);
+    expect(() => renderDeep({ a: '{{half}}', b: ['{{half}}!'] }, { half })).toThrow(tooLong);
   });
 });
 

@@ -1,6 +1,12 @@
 import { MAX_REGEX_WORK, RE2_SYNTAX } from '../common/linear-regex';
 import { checkGuardrails, JsonAnswerError, parseJsonAnswer } from './guardrails';
-import { schemaPatternProblems, validateJsonSchema } from './json-schema';
+import {
+  MAX_SCHEMA_ERRORS,
+  MAX_SCHEMA_VISITS,
+  SchemaCheckError,
+  schemaPatternProblems,
+  validateJsonSchema,
+} from './json-schema';
 
 /** Nested quantifiers that backtrack for minutes on V8 against these answers, which they miss. */
 const CATASTROPHIC: [string, string][] = [
@@ -63,7 +69,7 @@ describe('checkGuardrails', () => {
     expect(checkGuardrails('ab', undefined, { requiredPatterns: ['(a)\\1'] })?.reason).toMatch(
       /could not be checked: backreference/,
     );
-    // Fifty patterns of 100 instructions over 20 000 characters: twice the budget of one answer.
+    // Fifty patterns of 100 instructions over a text that makes twice the budget of one answer.
     const patterns = Array.from({ length: 50 }, (_, i) => `z\\w{98}${i}`);
     const text = 'a'.repeat(Math.ceil((2 * MAX_REGEX_WORK) / (50 * 100)));
     expect(checkGuardrails(text, undefined, { blockedPatterns: patterns })).toEqual({
@@ -182,10 +188,71 @@ describe('validateJsonSchema', () => {
     ]);
   });
 
-  it('reports a pattern it cannot run at the path of the value', () => {
-    expect(validateJsonSchema({ a: 'x' }, { properties: { a: { pattern: '(?<!y)x' } } })).toEqual([
-      `$.a: schema pattern "(?<!y)x" could not be checked: lookbehind \`(?<!\` is not supported: ${RE2_SYNTAX}`,
+  it('fails the whole check on a pattern it cannot run, naming the path of the value', () => {
+    expect(() =>
+      validateJsonSchema({ a: 'x' }, { properties: { a: { pattern: '(?<!y)x' } } }),
+    ).toThrow(
+      new SchemaCheckError(
+        `$.a: schema pattern "(?<!y)x" could not be checked: lookbehind \`(?<!\` is not supported: ${RE2_SYNTAX}`,
+      ),
+    );
+    // Inside not or anyOf a pattern that cannot run must not count as a mismatch, so as a pass.
+    for (const jsonSchema of [
+      { not: { pattern: '(?<!y)x' } },
+      { anyOf: [{ pattern: '(?=x)' }, { type: 'number' }] },
+    ]) {
+      expect(checkGuardrails('"x"', undefined, { jsonSchema })).toEqual({
+        guardrail: 'jsonSchema',
+        reason: expect.stringMatching(
+          /^output could not be checked against jsonSchema: \$: schema pattern .* could not be checked: look/,
+        ) as unknown,
+      });
+    }
+  });
+
+  it(`gives up past ${MAX_SCHEMA_VISITS} steps, and the guardrail is broken, not passed`, () => {
+    // 3000 schemas for each of 3000 items: nine million comparisons, seconds on the event loop.
+    const jsonSchema = {
+      type: 'array',
+      items: { anyOf: Array.from({ length: 3000 }, (_, i) => ({ const: `v${i}` })) },
+    };
+    const answer = Array(3000).fill('v2999');
+    expect(() => validateJsonSchema(answer, jsonSchema)).toThrow(SchemaCheckError);
+    expect(checkGuardrails(JSON.stringify(answer), undefined, { jsonSchema })).toEqual({
+      guardrail: 'jsonSchema',
+      reason:
+        `output could not be checked against jsonSchema: checking it takes more than ` +
+        `${MAX_SCHEMA_VISITS} steps (schema nodes x answer nodes)`,
+    });
+    // The same schema against a short answer is checked.
+    expect(validateJsonSchema(answer.slice(0, 10), jsonSchema)).toEqual([]);
+  });
+
+  it('counts enum and const comparisons of big values against the budget', () => {
+    const big = Array.from({ length: 1000 }, (_, i) => ({ k: i }));
+    const jsonSchema = { enum: Array.from({ length: 300 }, () => big) };
+    const answer = [...big.slice(0, 999), { k: -1 }];
+    expect(() => validateJsonSchema(answer, jsonSchema)).toThrow(/more than \d+ steps/);
+    expect(validateJsonSchema(answer, { const: big })).toEqual([
+      expect.stringMatching(/^\$: must be \[/) as unknown,
     ]);
+  });
+
+  it(`stops collecting at ${MAX_SCHEMA_ERRORS} violations, and never spreads them`, () => {
+    // Half a million violations: spread into push at once they overflowed the stack (RangeError).
+    const answer = { list: Array<number>(500_000).fill(1) };
+    const jsonSchema = { properties: { list: { items: { type: 'string' } } } };
+    const errors = validateJsonSchema(answer, jsonSchema);
+    expect(errors).toHaveLength(MAX_SCHEMA_ERRORS);
+    expect(errors[9]).toBe('$.list[9]: must be string');
+    expect(checkGuardrails(JSON.stringify(answer), undefined, { jsonSchema })?.reason).toMatch(
+      /^output does not match jsonSchema: \$\.list\[0\]: must be string; .*\$\.list\[4\]: must be string \(and at least 5 more\)$/,
+    );
+    expect(
+      checkGuardrails('[1, 2, 3, 4, 5, 6, 7]', undefined, {
+        jsonSchema: { items: { type: 'string' } },
+      })?.reason,
+    ).toMatch(/\$\[4\]: must be string \(and 2 more\)$/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { PatternMatcher } from '../common/linear-regex';
 import type { LlmGuardrails } from '../definitions/steps/step-types';
-import { validateJsonSchema } from './json-schema';
+import { MAX_SCHEMA_ERRORS, SchemaCheckError, validateJsonSchema } from './json-schema';
 
 export type GuardrailName =
   'maxOutputChars' | 'blockedPatterns' | 'requiredPatterns' | 'jsonSchema';
@@ -42,6 +42,9 @@ export function parseJsonAnswer(text: string): unknown {
   }
 }
 
+/** Schema violations written into a jsonSchema reason; the count of the others follows. */
+const SHOWN_SCHEMA_ERRORS = 5;
+
 function quote(pattern: string): string {
   return JSON.stringify(pattern);
 }
@@ -64,7 +67,8 @@ function patternMatches(patterns: PatternMatcher, pattern: string, text: string)
  * of the text), blockedPatterns (none may match), requiredPatterns (each must match), jsonSchema
  * (against `json` when the step asked for JSON, else against the text parsed as JSON). Patterns are
  * RE2 regular expressions without flags (linear-time matching, common/linear-regex.ts), validated
- * when the definition was created; all of one answer's patterns share one work budget.
+ * when the definition was created; all of one answer's patterns share one work budget. An answer
+ * the schema cannot be checked against within its budget (json-schema.ts) breaks the guardrail.
  */
 export function checkGuardrails(
   text: string,
@@ -110,10 +114,22 @@ export function checkGuardrails(
         return { guardrail: 'jsonSchema', reason: (err as Error).message };
       }
     }
-    const errors = validateJsonSchema(value, jsonSchema, patterns);
+    let errors: string[];
+    try {
+      errors = validateJsonSchema(value, jsonSchema, patterns);
+    } catch (err) {
+      if (!(err instanceof SchemaCheckError)) throw err;
+      return {
+        guardrail: 'jsonSchema',
+        reason: `output could not be checked against jsonSchema: ${err.message}`,
+      };
+    }
     if (errors.length > 0) {
-      const shown = errors.slice(0, 5).join('; ');
-      const more = errors.length > 5 ? ` (and ${errors.length - 5} more)` : '';
+      const shown = errors.slice(0, SHOWN_SCHEMA_ERRORS).join('; ');
+      // The validator stops collecting at MAX_SCHEMA_ERRORS: past it the count is unknown.
+      const hidden = errors.length - SHOWN_SCHEMA_ERRORS;
+      const count = errors.length >= MAX_SCHEMA_ERRORS ? `at least ${hidden}` : String(hidden);
+      const more = hidden > 0 ? ` (and ${count} more)` : '';
       return {
         guardrail: 'jsonSchema',
         reason: `output does not match jsonSchema: ${shown}${more}`,

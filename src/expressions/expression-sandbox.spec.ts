@@ -4,11 +4,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { waitFor } from '../../test/support/wait';
 import {
+  ExpressionCancelledError,
   ExpressionSandbox,
+  ExpressionSandboxUnavailableError,
   KILL_GRACE_MS,
   workerScript,
   type SandboxOptions,
 } from './expression-sandbox';
+import { MAX_ERROR_MESSAGE_CHARS } from './sandbox-protocol';
 
 /**
  * The sandbox runs its real workers (dist/expressions/expression-worker.js, built by `npm test`'s
@@ -24,6 +27,12 @@ const MEMORY_HOGS = [
   '$count([1..100].{"a": [1..500000]})',
   '$count([1..50].{"x": $split($pad("", 900000), "")})',
 ];
+
+/**
+ * The module object the sandbox calls `fork` on (a namespace import is a frozen copy), so that a test
+ * can make fork throw.
+ */
+const childProcess = jest.requireActual<typeof import('node:child_process')>('node:child_process');
 
 const sandboxes: ExpressionSandbox[] = [];
 async function started(options: Partial<SandboxOptions> = {}): Promise<ExpressionSandbox> {
@@ -57,6 +66,7 @@ async function outcome(promise: Promise<unknown>): Promise<unknown> {
 }
 
 afterEach(async () => {
+  jest.restoreAllMocks();
   await Promise.all(sandboxes.splice(0).map((s) => s.close()));
 });
 
@@ -297,6 +307,131 @@ describe('ExpressionSandbox', () => {
     expect(sandbox.stats().workers).toBe(0);
     await expect(sandbox.evaluate('ws', '"lazy"', {})).resolves.toBe('lazy');
     expect(sandbox.stats().workers).toBe(BASE.workers);
+  });
+
+  it('cuts an error message to its maximum before sending it back', async () => {
+    const sandbox = await started();
+    const err = await outcome(sandbox.evaluate('ws', '$error($pad("", 9000000, "x"))', {}));
+    expect(err).toBeInstanceOf(ExpressionError);
+    const message = (err as Error).message;
+    // Compared by length and ends: a failure must not print the 9 MB message.
+    expect(message.length).toBe(MAX_ERROR_MESSAGE_CHARS);
+    expect(message.slice(-20)).toBe('xxxxxxx… (truncated)');
+    expect(message.startsWith('x'.repeat(MAX_ERROR_MESSAGE_CHARS - 20))).toBe(true);
+    // A message within the maximum is left whole.
+    const short = await outcome(sandbox.evaluate('ws', '$error($pad("", 4000, "y"))', {}));
+    expect((short as Error).message).toBe('y'.repeat(4000));
+  });
+
+  it('drops a queued evaluation whose signal fires, at once', async () => {
+    const sandbox = await started({ workers: 1, timeoutMs: 30_000 });
+    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}));
+    const controller = new AbortController();
+    const queued = outcome(sandbox.evaluate('b', '1', { big: 'state' }, {}, controller.signal));
+    expect(sandbox.stats()).toMatchObject({ busy: 1, queued: 1 });
+    controller.abort(new Error('step timed out after 100 ms'));
+    // Rejected while the only worker is still spinning: nothing waited for a worker.
+    const err = await queued;
+    expect(err).toBeInstanceOf(ExpressionCancelledError);
+    expect((err as Error).message).toBe(
+      'expression evaluation cancelled: step timed out after 100 ms',
+    );
+    expect(sandbox.stats()).toMatchObject({ busy: 1, queued: 0 });
+    // A signal that already fired is refused without queueing.
+    await expect(sandbox.evaluate('b', '1', {}, {}, controller.signal)).rejects.toBeInstanceOf(
+      ExpressionCancelledError,
+    );
+    expect(sandbox.stats().queued).toBe(0);
+    await sandbox.close();
+    await spinning;
+  });
+
+  it('kills and replaces the worker of a running evaluation whose signal fires', async () => {
+    const sandbox = await started({ workers: 1, timeoutMs: 30_000 });
+    const [before] = sandbox.pids();
+    const controller = new AbortController();
+    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}, {}, controller.signal));
+    const next = sandbox.evaluate('b', '"next"', {});
+    await waitFor('the spin to run', () => (sandbox.stats().busy === 1 ? true : undefined));
+    controller.abort();
+    expect(await spinning).toBeInstanceOf(ExpressionCancelledError);
+    // The queued evaluation runs on the replacement, long before the 30 s budget of the spin.
+    await expect(next).resolves.toBe('next');
+    expect(sandbox.pids()).toHaveLength(1);
+    expect(sandbox.pids()).not.toContain(before);
+    await waitFor('the aborted worker to exit', () => (alive(before) ? undefined : true));
+  });
+
+  it('caps the evaluations one workspace may queue, with a retryable error', async () => {
+    const sandbox = await started({ workers: 1, timeoutMs: 30_000, maxQueuedPerWorkspace: 2 });
+    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}));
+    const queued = [
+      outcome(sandbox.evaluate('a', '1', {})),
+      outcome(sandbox.evaluate('a', '2', {})),
+    ];
+    const err = await outcome(sandbox.evaluate('a', '3', {}));
+    expect(err).toBeInstanceOf(ExpressionSandboxUnavailableError);
+    expect(err).not.toBeInstanceOf(ExpressionError);
+    expect((err as Error).message).toBe(
+      'expression sandbox queue of this workspace is full (2 evaluations waiting); retry later',
+    );
+    // Another workspace has a queue of its own.
+    const other = outcome(sandbox.evaluate('b', '4', {}));
+    expect(sandbox.stats().queued).toBe(3);
+    await sandbox.close();
+    await Promise.all([spinning, ...queued, other]);
+  });
+
+  it('runs an evaluation again once when its worker is killed by someone else', async () => {
+    const sandbox = await started({ workers: 1, timeoutMs: 30_000 });
+    const [first] = sandbox.pids();
+    // Runs for a second or so: long enough to be killed while it runs.
+    const result = sandbox.evaluate('ws', '$count($distinct([1..50000]))', {});
+    await waitFor('the evaluation to run', () => (sandbox.stats().busy === 1 ? true : undefined));
+    process.kill(first, 'SIGKILL');
+    await expect(result).resolves.toBe(50000);
+    expect(sandbox.pids()).not.toContain(first);
+
+    // Only once: killed again on its second worker, it fails.
+    const twice = outcome(sandbox.evaluate('ws', NATIVE_SPINS[0], {}));
+    for (let kill = 0; kill < 2; kill++) {
+      const pid = await waitFor('a worker to run it', () => {
+        const [p] = sandbox.pids();
+        return sandbox.stats().busy === 1 && p !== undefined && alive(p) ? p : undefined;
+      });
+      process.kill(pid, 'SIGKILL');
+      await waitFor('the killed worker to be gone', () =>
+        sandbox.pids().includes(pid) ? undefined : true,
+      );
+    }
+    expect(((await twice) as Error).message).toBe(
+      'expression evaluation crashed its sandbox worker',
+    );
+  });
+
+  it('survives a spawn that throws, rejecting what waits once no worker is ready for too long', async () => {
+    const sandbox = await started({ workers: 1, bootTimeoutMs: 300 });
+    const [pid] = sandbox.pids();
+    // The host cannot make processes: fork throws (as it does with ENOMEM or EAGAIN).
+    const fork = jest.spyOn(childProcess, 'fork').mockImplementation(() => {
+      throw Object.assign(new Error('spawn ENOMEM'), { code: 'ENOMEM' });
+    });
+    process.kill(pid, 'SIGKILL');
+    await waitFor('the replacement to be attempted', () =>
+      fork.mock.calls.length > 0 ? true : undefined,
+    );
+    // Queued with no worker: rejected, retryably, once none has been ready for bootTimeoutMs.
+    const err = await outcome(sandbox.evaluate('ws', '1', {}));
+    expect(err).toBeInstanceOf(ExpressionSandboxUnavailableError);
+    expect((err as Error).message).toBe(
+      'expression sandbox has had no worker ready for 300 ms; retry later',
+    );
+    // Spawns are retried: once fork works again, so does the sandbox.
+    fork.mockRestore();
+    await waitFor('a replacement worker', () => (sandbox.pids().length === 1 ? true : undefined));
+    await waitFor('evaluations to be taken again', () =>
+      sandbox.evaluate('ws', '"back"', {}).then((v) => (v === 'back' ? true : undefined)),
+    );
   });
 
   it('rejects what waited for a start that failed, rather than leaving it pending', async () => {

@@ -15,7 +15,23 @@ export interface SandboxOptions {
   maxResultBytes: number;
   /** How long results may wait to be handed back together (default SETTLE_WINDOW_MS). */
   settleWindowMs?: number;
+  /** Evaluations one workspace may have waiting (default MAX_QUEUED_PER_WORKSPACE). */
+  maxQueuedPerWorkspace?: number;
+  /**
+   * How long a worker may take to start, and how long the pool may go without any worker ready
+   * before what is queued is rejected (default BOOT_TIMEOUT_MS).
+   */
+  bootTimeoutMs?: number;
 }
+
+/**
+ * An evaluation the sandbox could not take or finish for now (queue full, no worker up): not the
+ * expression's fault, so callers treat it as an ordinary, retryable failure.
+ */
+export class ExpressionSandboxUnavailableError extends Error {}
+
+/** The caller's AbortSignal fired (step timeout, run cancelled, shutdown) before a result came. */
+export class ExpressionCancelledError extends Error {}
 
 /**
  * A worker still busy this long after its budget is stuck in one native operation that JSONata's
@@ -29,9 +45,21 @@ export const KILL_GRACE_MS = 500;
  * each pay a statement of their own (measured: PostgreSQL CPU per step x4, throughput -30%).
  */
 export const SETTLE_WINDOW_MS = 2;
-/** A worker that has not said it is ready by then is considered broken. */
-const BOOT_TIMEOUT_MS = 15_000;
-/** Delay before replacing a worker that died before it was ready, so a broken install cannot spin. */
+/**
+ * A worker that has not said it is ready by then is considered broken; a pool with no worker ready
+ * that long (every spawn failing) rejects what is queued rather than holding it forever.
+ */
+export const BOOT_TIMEOUT_MS = 15_000;
+/**
+ * Evaluations one workspace may have waiting for a worker. Each holds a copy of its run state, so
+ * without a cap a burst (or a backlog behind spinning expressions) grows memory without bound; past
+ * it `evaluate` rejects with ExpressionSandboxUnavailableError, which the step retries later.
+ */
+export const MAX_QUEUED_PER_WORKSPACE = 1000;
+/**
+ * Delay before replacing a worker that died before it was ready, or whose spawn threw (ENOMEM,
+ * EAGAIN), so a broken install or an exhausted host is not retried in a tight loop.
+ */
 const RESPAWN_DELAY_MS = 1000;
 /** Last bytes of a worker's stderr kept to tell why it died (V8 prints "heap out of memory"). */
 const STDERR_TAIL = 4096;
@@ -56,8 +84,11 @@ interface Task {
   expression: string;
   input: unknown;
   bindings: Record<string, unknown>;
+  /** Settle the caller's promise (and stop listening to its signal). */
   resolve(value: unknown): void;
   reject(err: Error): void;
+  /** Already run once on a worker that died under it, not by our hand: not retried again. */
+  retried?: boolean;
 }
 
 interface Worker {
@@ -65,7 +96,7 @@ interface Worker {
   ready: boolean;
   running?: { id: number; task: Task; timer: NodeJS.Timeout };
   /** Why we killed it, when we did. */
-  killedFor?: 'time' | 'shutdown';
+  killedFor?: 'time' | 'shutdown' | 'abort';
   stderr: string;
   exited: Promise<void>;
 }
@@ -92,12 +123,20 @@ export class ExpressionSandbox {
   private settleTimer?: NodeJS.Timeout;
   private closed = false;
   private readonly limits: WorkerLimits;
+  private readonly maxQueued: number;
+  private readonly bootTimeoutMs: number;
+  /** Runs while the started pool has no worker ready; when it fires, `unavailable` is set. */
+  private noWorkerTimer?: NodeJS.Timeout;
+  /** No worker has been ready for bootTimeoutMs: evaluations fail at once until one is. */
+  private unavailable = false;
 
   constructor(
     private readonly options: SandboxOptions,
     private readonly script = workerScript(),
   ) {
     this.limits = { timeoutMs: options.timeoutMs, maxResultBytes: options.maxResultBytes };
+    this.maxQueued = options.maxQueuedPerWorkspace ?? MAX_QUEUED_PER_WORKSPACE;
+    this.bootTimeoutMs = options.bootTimeoutMs ?? BOOT_TIMEOUT_MS;
   }
 
   /**
@@ -126,24 +165,76 @@ export class ExpressionSandbox {
   /**
    * Evaluates `expression` against `input` in a worker. Resolves with plain JSON data (functions as
    * null; undefined when nothing matched). Rejects with an ExpressionLimitError when a limit stopped
-   * it, an ExpressionError for an ordinary JSONata error, or a plain Error when the sandbox is closed.
+   * it, an ExpressionError for an ordinary JSONata error, an ExpressionSandboxUnavailableError when
+   * the workspace's queue is full or no worker could be started, an ExpressionCancelledError when
+   * `signal` fired, or a plain Error when the sandbox is closed.
+   *
+   * `signal` is the step's: once it fires nobody awaits the result, so a queued evaluation is dropped
+   * (it holds a copy of the run state) and a running one has its worker killed and replaced (the
+   * worker would otherwise spend up to its whole budget on it while other evaluations wait).
    */
   evaluate(
     workspaceId: string,
     expression: string,
     input: unknown,
     bindings: Record<string, unknown> = {},
+    signal?: AbortSignal,
   ): Promise<unknown> {
     if (this.closed) return Promise.reject(new Error('expression sandbox is shut down'));
+    if (signal?.aborted) return Promise.reject(cancelled(signal));
+    if (this.unavailable) return Promise.reject(this.unavailableError());
+    const queue = this.queues.get(workspaceId) ?? [];
+    if (queue.length >= this.maxQueued) {
+      return Promise.reject(
+        new ExpressionSandboxUnavailableError(
+          `expression sandbox queue of this workspace is full (${this.maxQueued} evaluations waiting); retry later`,
+        ),
+      );
+    }
     return new Promise<unknown>((resolve, reject) => {
-      const task: Task = { workspaceId, expression, input, bindings, resolve, reject };
-      const queue = this.queues.get(workspaceId);
-      if (queue) queue.push(task);
-      else this.queues.set(workspaceId, [task]);
+      const onAbort = (): void => this.abort(task, cancelled(signal!));
+      const task: Task = {
+        workspaceId,
+        expression,
+        input,
+        bindings,
+        resolve: (value) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        reject: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      queue.push(task);
+      if (queue.length === 1) this.queues.set(workspaceId, queue);
       // Not started yet: start now. A start that fails rejects what was queued (close() does).
       if (!this.starting) this.start().catch(() => undefined);
       this.dispatch();
     });
+  }
+
+  /** The caller gave up on `task`: drop it from its queue, or stop the worker running it. */
+  private abort(task: Task, err: Error): void {
+    const queue = this.queues.get(task.workspaceId);
+    const index = queue?.indexOf(task) ?? -1;
+    if (queue && index >= 0) {
+      queue.splice(index, 1);
+      if (queue.length === 0) this.queues.delete(task.workspaceId);
+    } else {
+      const worker = [...this.workers].find((w) => w.running?.task === task);
+      // Neither queued nor running: its result is already held for the next hand-back.
+      if (!worker) return;
+      clearTimeout(worker.running!.timer);
+      worker.running = undefined;
+      // Marked, it takes no more work; its 'close' replaces it.
+      worker.killedFor = 'abort';
+      worker.child.kill('SIGKILL');
+      this.watchAvailability();
+    }
+    task.reject(err);
   }
 
   /** Process ids of the live workers (for tests and diagnostics). */
@@ -171,11 +262,9 @@ export class ExpressionSandbox {
    */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.noWorkerTimer);
     this.deliverSettled();
-    for (const queue of this.queues.values()) {
-      for (const task of queue) task.reject(new Error('expression sandbox is shut down'));
-    }
-    this.queues.clear();
+    this.rejectQueued(new Error('expression sandbox is shut down'));
     const exits = [...this.workers].map((w) => {
       w.killedFor = 'shutdown';
       w.child.kill('SIGKILL');
@@ -184,15 +273,66 @@ export class ExpressionSandbox {
     await Promise.all(exits);
   }
 
+  private rejectQueued(err: Error): void {
+    const queues = [...this.queues.values()];
+    this.queues.clear();
+    for (const queue of queues) for (const task of queue) task.reject(err);
+  }
+
+  private unavailableError(): ExpressionSandboxUnavailableError {
+    return new ExpressionSandboxUnavailableError(
+      `expression sandbox has had no worker ready for ${this.bootTimeoutMs} ms; retry later`,
+    );
+  }
+
+  /**
+   * Keeps a watch on a started pool with no worker ready (all dead, replacements failing): past
+   * bootTimeoutMs, what is queued is rejected and new evaluations fail at once, rather than waiting
+   * for a worker that may never come. The first worker ready ends it.
+   */
+  private watchAvailability(): void {
+    const anyReady = [...this.workers].some((w) => w.ready && !w.killedFor);
+    if (anyReady || this.closed) {
+      clearTimeout(this.noWorkerTimer);
+      this.noWorkerTimer = undefined;
+      this.unavailable = false;
+      return;
+    }
+    if (this.noWorkerTimer || this.unavailable || !this.starting) return;
+    this.noWorkerTimer = setTimeout(() => {
+      this.noWorkerTimer = undefined;
+      this.unavailable = true;
+      this.rejectQueued(this.unavailableError());
+    }, this.bootTimeoutMs);
+    this.noWorkerTimer.unref();
+  }
+
+  /** Tries `spawn` again later; used where nobody awaits the spawn (a replacement). */
+  private respawnLater(): void {
+    if (this.closed) return;
+    setTimeout(() => void this.spawn().catch(() => undefined), RESPAWN_DELAY_MS).unref();
+  }
+
   private spawn(): Promise<void> {
-    const child = fork(this.script, [JSON.stringify(this.limits)], {
-      // Not the parent's flags (a test runner's, an inspector's) and not its environment (secrets):
-      // a worker needs neither, only where the service finds its packages when NODE_PATH says so.
-      execArgv: [`--max-old-space-size=${this.options.memoryMb}`],
-      env: process.env.NODE_PATH === undefined ? {} : { NODE_PATH: process.env.NODE_PATH },
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
+    if (this.closed) return Promise.reject(new Error('expression sandbox is shut down'));
+    let child: ChildProcess;
+    try {
+      child = fork(this.script, [JSON.stringify(this.limits)], {
+        // Not the parent's flags (a test runner's, an inspector's) and not its environment (secrets):
+        // a worker needs neither, only where the service finds its packages when NODE_PATH says so.
+        execArgv: [`--max-old-space-size=${this.options.memoryMb}`],
+        env: process.env.NODE_PATH === undefined ? {} : { NODE_PATH: process.env.NODE_PATH },
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+        serialization: 'json',
+      });
+    } catch (err) {
+      // fork throws synchronously when the host cannot make a process (ENOMEM, EAGAIN). Called from
+      // a 'close' handler or a timer, that would be an uncaught exception in the service: retry later
+      // instead (boot, which awaits this, fails and closes the sandbox, so nothing is retried there).
+      this.respawnLater();
+      this.watchAvailability();
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
     let onReady: () => void = () => undefined;
     let onBootFailure: (err: Error) => void = () => undefined;
     const booted = new Promise<void>((resolve, reject) => {
@@ -206,10 +346,13 @@ export class ExpressionSandbox {
       exited: new Promise((resolve) => child.once('close', () => resolve())),
     };
     this.workers.add(worker);
+    this.watchAvailability();
     const bootTimer = setTimeout(() => {
-      onBootFailure(new Error(`expression sandbox worker not ready after ${BOOT_TIMEOUT_MS} ms`));
+      onBootFailure(
+        new Error(`expression sandbox worker not ready after ${this.bootTimeoutMs} ms`),
+      );
       child.kill('SIGKILL');
-    }, BOOT_TIMEOUT_MS);
+    }, this.bootTimeoutMs);
     child.stderr?.setEncoding('utf8');
     child.stderr?.on('data', (chunk: string) => {
       worker.stderr = (worker.stderr + chunk).slice(-STDERR_TAIL);
@@ -219,6 +362,7 @@ export class ExpressionSandbox {
         clearTimeout(bootTimer);
         worker.ready = true;
         onReady();
+        this.watchAvailability();
         this.dispatch();
       } else {
         this.settle(worker, message);
@@ -238,15 +382,35 @@ export class ExpressionSandbox {
           ),
         );
       }
-      if (worker.running) {
-        clearTimeout(worker.running.timer);
-        worker.running.task.reject(this.deathError(worker));
-        worker.running = undefined;
+      const running = worker.running;
+      worker.running = undefined;
+      if (running) {
+        clearTimeout(running.timer);
+        const err = this.deathError(worker);
+        // Not killed by us and not its own heap: the OS (or an operator) killed it, or it failed
+        // on its own. The evaluation is likely innocent (it may have just been handed over): it runs
+        // again, first in its workspace's line, once. A second death fails it.
+        const innocent =
+          !worker.killedFor &&
+          !(err instanceof OutOfMemory) &&
+          !running.task.retried &&
+          !this.closed;
+        if (innocent) {
+          running.task.retried = true;
+          const queue = this.queues.get(running.task.workspaceId);
+          if (queue) queue.unshift(running.task);
+          else this.queues.set(running.task.workspaceId, [running.task]);
+        } else {
+          running.task.reject(err);
+        }
       }
       if (this.closed) return;
+      this.watchAvailability();
       // Replace it, at once unless it never came up (then slowly: the cause may be permanent).
       if (wasReady) void this.spawn().catch(() => undefined);
-      else setTimeout(() => void this.spawn().catch(() => undefined), RESPAWN_DELAY_MS).unref();
+      else this.respawnLater();
+      // A requeued evaluation may go to another worker that is free now.
+      this.dispatch();
     });
     return booted;
   }
@@ -256,6 +420,9 @@ export class ExpressionSandbox {
     for (const worker of this.workers) {
       if (this.queues.size === 0) return;
       if (!worker.ready || worker.running || worker.killedFor) continue;
+      // Dead already, its 'close' not yet come (that waits for stderr to end): a task handed over
+      // now would fail with it.
+      if (!worker.child.connected) continue;
       const [workspaceId, queue] = this.queues.entries().next().value as [string, Task[]];
       const task = queue.shift()!;
       // Its turn is used: the workspace goes to the back of the line, or leaves it.
@@ -271,6 +438,7 @@ export class ExpressionSandbox {
     const timer = setTimeout(() => {
       worker.killedFor = 'time';
       worker.child.kill('SIGKILL');
+      this.watchAvailability();
     }, this.options.timeoutMs + KILL_GRACE_MS);
     worker.running = { id, task, timer };
     const request: EvaluateRequest = {
@@ -319,10 +487,17 @@ export class ExpressionSandbox {
       );
     }
     if (/out of memory|invalid size error|allocation failed/i.test(worker.stderr)) {
-      return new ExpressionLimitError(
-        `expression exceeded its memory limit of ${this.options.memoryMb} MB`,
-      );
+      return new OutOfMemory(`expression exceeded its memory limit of ${this.options.memoryMb} MB`);
     }
     return new ExpressionLimitError('expression evaluation crashed its sandbox worker');
   }
+}
+
+/** A worker's death by its own heap: the evaluation's fault, so it is not run again. */
+class OutOfMemory extends ExpressionLimitError {}
+
+function cancelled(signal: AbortSignal): ExpressionCancelledError {
+  const reason: unknown = signal.reason;
+  const why = reason instanceof Error ? `: ${reason.message}` : '';
+  return new ExpressionCancelledError(`expression evaluation cancelled${why}`, { cause: reason });
 }

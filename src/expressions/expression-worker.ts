@@ -4,7 +4,12 @@
  * with a JSON-safe value no larger than the result limit, or an error.
  */
 import { evaluateExpression, ExpressionLimitError } from '../common/jsonata';
-import type { EvaluateRequest, WorkerLimits, WorkerMessage } from './sandbox-protocol';
+import {
+  MAX_ERROR_MESSAGE_CHARS,
+  type EvaluateRequest,
+  type WorkerLimits,
+  type WorkerMessage,
+} from './sandbox-protocol';
 
 const limits = JSON.parse(process.argv[2] ?? '{}') as WorkerLimits;
 
@@ -73,6 +78,14 @@ function jsonSafe(value: unknown): unknown {
   return hasFunctions ? (JSON.parse(json) as unknown) : value;
 }
 
+const TRUNCATED = '… (truncated)';
+
+/** The message cut to MAX_ERROR_MESSAGE_CHARS, marker included, so it stays bounded over IPC. */
+function boundedMessage(message: string): string {
+  if (message.length <= MAX_ERROR_MESSAGE_CHARS) return message;
+  return message.slice(0, MAX_ERROR_MESSAGE_CHARS - TRUNCATED.length) + TRUNCATED;
+}
+
 function send(message: WorkerMessage): void {
   process.send?.(message);
 }
@@ -85,7 +98,7 @@ process.on('message', (raw) => {
       send(safe === undefined ? { id: req.id, ok: true } : { id: req.id, ok: true, value: safe });
     })
     .catch((err: unknown) => {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = boundedMessage(err instanceof Error ? err.message : String(err));
       send({ id: req.id, ok: false, message, limit: err instanceof ExpressionLimitError });
     });
 });

@@ -1,5 +1,12 @@
 /** Messages between the expression sandbox (main process) and its worker processes. */
 
+/**
+ * Longest error message a worker sends back, in characters. The result cap does not cover errors, and
+ * `$error($pad("", 9000000, "x"))` would otherwise post megabytes over IPC and into the step's stored
+ * error; a longer message is cut and marked.
+ */
+export const MAX_ERROR_MESSAGE_CHARS = 4096;
+
 /** Fixed for the life of a worker: given as its one command-line argument (JSON). */
 export interface WorkerLimits {
   timeoutMs: number;

@@ -38,9 +38,14 @@ export class ConditionStepExecutor implements StepExecutor {
     const step = ctx.step as ConditionStep;
     let value: unknown;
     try {
-      value = await this.sandbox.evaluate(ctx.workspaceId, step.expression, ctx.state, {
-        attempt: ctx.attempt,
-      });
+      // The step's signal: on its timeout or a cancel the evaluation is dropped or its worker stopped.
+      value = await this.sandbox.evaluate(
+        ctx.workspaceId,
+        step.expression,
+        ctx.state,
+        { attempt: ctx.attempt },
+        ctx.abortSignal,
+      );
     } catch (err) {
       const retryable = !(err instanceof ExpressionLimitError);
       return { kind: 'fail', error: (err as Error).message, retryable };

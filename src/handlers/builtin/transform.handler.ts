@@ -20,9 +20,14 @@ export class TransformHandler implements TaskHandlerImpl {
     }
     let result: unknown;
     try {
-      result = await this.sandbox.evaluate(ctx.workspaceId, expression, ctx.state, {
-        attempt: ctx.attempt,
-      });
+      // The step's signal: on its timeout or a cancel the evaluation is dropped or its worker stopped.
+      result = await this.sandbox.evaluate(
+        ctx.workspaceId,
+        expression,
+        ctx.state,
+        { attempt: ctx.attempt },
+        ctx.signal,
+      );
     } catch (err) {
       if (err instanceof ExpressionLimitError)
         throw new NonRetryableError(err.message, { cause: err });

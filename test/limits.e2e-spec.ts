@@ -112,6 +112,24 @@ describe('storage limits', () => {
         await t.sql('DELETE FROM workflow_definitions WHERE workspace_id = $1', [ws.workspace.id]);
       },
     );
+
+    it('measures the steps before validating them: an oversized definition is 413 even when its steps are invalid', async () => {
+      // Validation compiles expressions and patterns; its work is bounded by this limit, not by the
+      // 1 MiB body limit.
+      const pattern = 'a{1000}'.repeat(10);
+      const steps = Array.from({ length: 20 }, (_, i) => ({
+        type: 'llm',
+        name: `s${i}`,
+        model: 'openai:gpt-4o-mini',
+        messages: [{ role: 'user', content: 'hi' }],
+        guardrails: { blockedPatterns: [pattern, pattern, pattern] },
+      }));
+      const res = await t.http
+        .post('/v1/workflow-definitions')
+        .set('x-api-key', ws.key)
+        .send({ name: uniqueName(), version: '1', steps });
+      expectLimit(res, 413, 'steps', 'MAX_DEFINITION_BYTES');
+    });
   });
 
   describe('definitions per workspace (MAX_DEFINITIONS_PER_WORKSPACE)', () => {

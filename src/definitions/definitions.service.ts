@@ -34,9 +34,12 @@ export class DefinitionsService {
   ) {}
 
   async create(workspaceId: string, dto: CreateDefinitionDto): Promise<DefinitionDto> {
+    const { definitionBytes, definitionsPerWorkspace } = this.config.limits;
+    // The size first: validating steps compiles their expressions and patterns, work that must stay
+    // bounded by MAX_DEFINITION_BYTES rather than by the 1 MiB body limit.
+    jsonWithin(dto.steps, definitionBytes, 'steps', 'MAX_DEFINITION_BYTES');
     const { steps, errors } = validateSteps(dto.steps);
     if (errors.length > 0) throw new ValidationError(errors);
-    const { definitionBytes, definitionsPerWorkspace } = this.config.limits;
     const stepsJson = jsonWithin(steps, definitionBytes, 'steps', 'MAX_DEFINITION_BYTES');
     try {
       const row = await this.repo.insert(

@@ -585,6 +585,34 @@ describe('approval list size', () => {
     expect(decided).toEqual({ ids: [requests[4], requests[1]], sizes: [2] });
   });
 
+  it('pages through requests made at the same moment without skipping or repeating one', async () => {
+    // Runs paused together get requests whose created_at differ by microseconds (or not at all):
+    // the cursor must compare them exactly.
+    const ws = await createWorkspaceWithKey(t.http);
+    const definitionId = await createDefinition(t.http, ws.key, reviewThenPublish('draft'));
+    const runIds = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        startRun(t.http, ws.key, definitionId, { draft: { i } }),
+      ),
+    );
+    for (const runId of runIds) await waitForRun(t.http, ws.key, runId, 'PAUSED');
+    const stored = await eventually(
+      async () => {
+        const rows = await t.sql<{ id: string }>(
+          `SELECT id FROM approval_requests WHERE workspace_id = $1
+           ORDER BY created_at DESC, id DESC`,
+          [ws.workspace.id],
+        );
+        return rows.length === runIds.length ? rows.map((r) => r.id) : undefined;
+      },
+      10_000,
+      'every approval request',
+    );
+    const walked = await walk(ws.key, '/v1/approval-requests');
+    expect(walked.ids).toEqual(stored);
+    expect(walked.sizes).toEqual([3, 3, 3, 3, 3, 3, 3, 3]);
+  });
+
   it("answers 400 naming before for a malformed id, an unknown one and another workspace's", async () => {
     const mine = await createWorkspaceWithKey(t.http);
     const other = await createWorkspaceWithKey(t.http);

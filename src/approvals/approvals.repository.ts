@@ -101,21 +101,27 @@ export class ApprovalsRepository {
   ): Promise<ApprovalRow[] | null> {
     const filter =
       pending === undefined ? '' : pending ? 'AND decision IS NULL' : 'AND decision IS NOT NULL';
-    let after: [Date, string] | [null, null] = [null, null];
-    if (before !== undefined) {
-      const cursor = await this.pool.query<{ created_at: Date }>(
-        'SELECT created_at FROM approval_requests WHERE workspace_id = $1 AND id = $2',
-        [workspaceId, before],
+    if (before === undefined) {
+      const res = await this.pool.query<ApprovalRow>(
+        `SELECT ${COLUMNS} FROM approval_requests WHERE workspace_id = $1 ${filter}
+         ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [workspaceId, limit],
       );
-      if (cursor.rows.length === 0) return null;
-      after = [cursor.rows[0].created_at, before];
+      return res.rows;
     }
+    const cursor = await this.pool.query(
+      'SELECT 1 FROM approval_requests WHERE workspace_id = $1 AND id = $2',
+      [workspaceId, before],
+    );
+    if (cursor.rowCount === 0) return null;
+    // The cursor's created_at is compared in SQL: read back into JavaScript it would lose its
+    // microseconds, and requests made in the same millisecond would be skipped.
     const res = await this.pool.query<ApprovalRow>(
       `SELECT ${COLUMNS} FROM approval_requests
        WHERE workspace_id = $1 ${filter}
-         AND ($3::timestamptz IS NULL OR (created_at, id) < ($3, $4::uuid))
+         AND (created_at, id) < (SELECT created_at, id FROM approval_requests WHERE id = $3)
        ORDER BY created_at DESC, id DESC LIMIT $2`,
-      [workspaceId, limit, ...after],
+      [workspaceId, limit, before],
     );
     return res.rows;
   }

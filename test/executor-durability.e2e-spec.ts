@@ -1,12 +1,7 @@
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey } from './support/factories';
 import { startHoldServer, type HoldServer } from './support/hold-server';
-import {
-  freePort,
-  startService,
-  waitUntilReady,
-  type ServiceProcess,
-} from './support/service-process';
+import { startExecutorProcess, type ServiceProcess } from './support/service-process';
 import { createDefinition, eventually, runEvents, startRun, waitForRun } from './support/workflows';
 
 /**
@@ -19,24 +14,8 @@ describe('executor durability', () => {
   let hold: HoldServer;
   const services: ServiceProcess[] = [];
 
-  async function spawnExecutor(env: Record<string, string> = {}): Promise<ServiceProcess> {
-    const port = await freePort();
-    const service = startService({
-      env: {
-        DATABASE_URL: api.databaseUrl,
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_MAX: '0',
-        STEP_LEASE_MS: '1500',
-        EXECUTOR_POLL_INTERVAL_MS: '100',
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        ...env,
-      },
-    });
-    services.push(service);
-    await waitUntilReady(service, 30_000);
-    return service;
-  }
+  const spawnExecutor = (env: Record<string, string> = {}): Promise<ServiceProcess> =>
+    startExecutorProcess(api.databaseUrl, services, env);
 
   beforeAll(async () => {
     // This process serves the API only; executors are the spawned processes or explicit apps.

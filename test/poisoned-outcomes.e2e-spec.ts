@@ -13,12 +13,7 @@ import {
   type FakeLlmServer,
 } from './support/fake-llm';
 import { startHoldServer, type HoldServer } from './support/hold-server';
-import {
-  freePort,
-  startService,
-  waitUntilReady,
-  type ServiceProcess,
-} from './support/service-process';
+import { startExecutorProcess, type ServiceProcess } from './support/service-process';
 import {
   createDefinition,
   eventually,
@@ -158,24 +153,10 @@ describe('a step whose process dies while holding it', () => {
     await api?.close();
   });
 
-  async function spawnExecutor(): Promise<ServiceProcess> {
-    const port = await freePort();
-    const service = startService({
-      env: {
-        DATABASE_URL: api.databaseUrl,
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_MAX: '0',
-        STEP_LEASE_MS: '1500',
-        EXECUTOR_POLL_INTERVAL_MS: '100',
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        STEP_RECORD_MAX_FAILURES: String(MAX_FAILURES),
-      },
+  const spawnExecutor = (): Promise<ServiceProcess> =>
+    startExecutorProcess(api.databaseUrl, services, {
+      STEP_RECORD_MAX_FAILURES: String(MAX_FAILURES),
     });
-    services.push(service);
-    await waitUntilReady(service, 30_000);
-    return service;
-  }
 
   it(`fails it after ${MAX_FAILURES} lost leases in a row instead of re-claiming it forever`, async () => {
     const definitionId = await createDefinition(api.http, key, [

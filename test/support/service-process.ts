@@ -96,6 +96,33 @@ export async function waitUntilReady(service: ServiceProcess, timeoutMs: number)
   );
 }
 
+/**
+ * A service process (API and executor) on a free port against `databaseUrl`, ready to serve, with a
+ * short lease and poll so that crash tests stay short; `env` adds or overrides variables. Pushed onto
+ * `started` so that the suite can stop it.
+ */
+export async function startExecutorProcess(
+  databaseUrl: string,
+  started: ServiceProcess[],
+  env: Record<string, string> = {},
+): Promise<ServiceProcess> {
+  const service = startService({
+    env: {
+      DATABASE_URL: databaseUrl,
+      PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '0',
+      STEP_LEASE_MS: '1500',
+      EXECUTOR_POLL_INTERVAL_MS: '100',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...env,
+    },
+  });
+  started.push(service);
+  await waitUntilReady(service, 30_000);
+  return service;
+}
+
 /** The JSON log lines the process has written to stdout (pino). */
 export function logLines(service: ServiceProcess): Array<Record<string, unknown>> {
   return service

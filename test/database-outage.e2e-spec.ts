@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
 import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
-import { createTestDatabase } from './support/database';
+import { createTestDatabase, onServer } from './support/database';
 import { createWorkspaceWithKey, uniqueSlug, type WorkspaceWithKey } from './support/factories';
 import { startHoldServer, type HoldServer } from './support/hold-server';
 import { startHttpsReceiver, type HttpsReceiver } from './support/https-receiver';
@@ -44,17 +43,6 @@ interface Outage {
   end(): Promise<void>;
   /** Requests per route while it lasts. */
   attempts: number;
-}
-
-/** Runs statements on the server's maintenance database (never on the database under test). */
-async function onServer(...statements: string[]): Promise<void> {
-  const admin = new Client({ connectionString: process.env.WF_TEST_SERVER_URL });
-  await admin.connect();
-  try {
-    for (const statement of statements) await admin.query(statement);
-  } finally {
-    await admin.end();
-  }
 }
 
 interface RouteCase {

@@ -1,6 +1,5 @@
-import { Client } from 'pg';
 import { createTestApp, type TestApp } from './support/app';
-import { createTestDatabase } from './support/database';
+import { createTestDatabase, onServer } from './support/database';
 import {
   freePort,
   startService,
@@ -8,17 +7,6 @@ import {
   type ServiceProcess,
 } from './support/service-process';
 import { waitFor } from './support/wait';
-
-/** Runs statements on the server's maintenance database (never on the database under test). */
-async function onServer(...statements: string[]): Promise<void> {
-  const admin = new Client({ connectionString: process.env.WF_TEST_SERVER_URL });
-  await admin.connect();
-  try {
-    for (const statement of statements) await admin.query(statement);
-  } finally {
-    await admin.end();
-  }
-}
 
 const nameOf = (databaseUrl: string): string => new URL(databaseUrl).pathname.slice(1);
 

@@ -1,7 +1,6 @@
 import { connect } from 'node:net';
-import { Client } from 'pg';
 import { createTestApp, type TestApp } from './support/app';
-import { createTestDatabase } from './support/database';
+import { createTestDatabase, onServer, runSql } from './support/database';
 import { createWorkspaceWithKey, uniqueSlug } from './support/factories';
 import {
   freePort,
@@ -454,13 +453,6 @@ describe('the HTTP envelope', () => {
   });
 
   describe('unexpected errors', () => {
-    async function runSql(connectionString: string | undefined, statement: string): Promise<void> {
-      const client = new Client({ connectionString });
-      await client.connect();
-      await client.query(statement);
-      await client.end();
-    }
-
     /**
      * A workspace and key on a fresh database served by its own process, then `breakIt`, then one
      * authenticated request with a known request id, whose answer must leak nothing.
@@ -537,8 +529,7 @@ describe('the HTTP envelope', () => {
 
     it('answers 503 SERVICE_UNAVAILABLE with Retry-After, without stack or SQL, when the database is dropped under the service', async () => {
       await afterBreaking(
-        (_, database) =>
-          runSql(process.env.WF_TEST_SERVER_URL, `DROP DATABASE ${database} WITH (FORCE)`),
+        (_, database) => onServer(`DROP DATABASE ${database} WITH (FORCE)`),
         async (service, res, text) => {
           expect(res.status).toBe(503);
           expect(res.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);

@@ -35,3 +35,21 @@ export function fileDatabaseUrl(): Promise<string> {
   fileDatabase ??= createTestDatabase();
   return fileDatabase;
 }
+
+/** Runs statements in order on one connection to `connectionString`, then closes it. */
+export async function runSql(connectionString: string, ...statements: string[]): Promise<void> {
+  const client = new Client({ connectionString });
+  await client.connect();
+  try {
+    for (const statement of statements) await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Runs statements on the test server's maintenance database (never on a database under test). */
+export function onServer(...statements: string[]): Promise<void> {
+  const serverUrl = process.env.WF_TEST_SERVER_URL;
+  if (!serverUrl) throw new Error('e2e global setup did not run');
+  return runSql(serverUrl, ...statements);
+}

@@ -12,6 +12,7 @@ import { ExecutorModule } from './executor/executor.module';
 import { HandlersModule } from './handlers/handlers.module';
 import { RunsModule } from './runs/runs.module';
 import { ApiKeyGuard } from './common/api-key.guard';
+import { DatabaseModule } from './common/database';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { EnvelopeExceptionFilter } from './common/exception.filter';
 import { createValidationPipe } from './common/validation';
@@ -60,6 +61,7 @@ export class AppModule {
             connectionTimeoutMillis: config.databaseConnectTimeoutMs,
           },
         }),
+        DatabaseModule,
         RateLimitModule,
         HealthModule,
         WorkspacesModule,

@@ -8,7 +8,7 @@ import {
   type AdvanceItem,
   type CompleteItem,
 } from '../src/executor/outcome-batcher';
-import type { NewRunEvent } from '../src/runs/run-events';
+import type { NewRunEvent } from '../src/queue/run-events';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import { createDefinition, startRun } from './support/workflows';

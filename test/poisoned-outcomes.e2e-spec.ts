@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NonRetryableError } from '../src/executor/step-executor';
+import { NonRetryableError } from '../src/steps/step-executor';
 import { TaskHandler, type TaskHandlerContext } from '../src/handlers/task-handler';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { jsonBytes } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { retryPolicyOf, type ApprovalStep } from '../definitions/steps/step-types';
+import { retryPolicyOf, type ApprovalStep } from '../steps/step-definition';
 import {
   StepExecutorFor,
   type StepContext,
   type StepExecutor,
   type StepOutcome,
-} from '../executor/step-executor';
-import { enqueueWebhookEvent } from '../webhooks/outbox';
+} from '../steps/step-executor';
+import { enqueueWebhookEvent } from '../queue/outbox';
 import { APPROVAL_SIGNAL, ApprovalsRepository, type DecisionSignal } from './approvals.repository';
 import { contentAt, isPlainObject, statePatchAt } from './content';
 

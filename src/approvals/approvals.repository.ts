@@ -4,8 +4,8 @@ import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
 import { NOTIFY_STEP_READY } from '../executor/executor.sql';
 import type { RunStatus } from '../runs/dto/run.dto';
-import { insertEvents, type Queryable } from '../runs/run-events';
-import { enqueueWebhookEvent } from '../webhooks/outbox';
+import { insertEvents, type Queryable } from '../queue/run-events';
+import { enqueueWebhookEvent } from '../queue/outbox';
 import type { Decision } from './dto/approval.dto';
 
 export interface ApprovalRow {

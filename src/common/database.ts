@@ -1,13 +1,18 @@
-import type { Pool, PoolClient } from 'pg';
-import type { DataSource } from 'typeorm';
+import { Global, Injectable, Module } from '@nestjs/common';
+import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+import { DataSource } from 'typeorm';
 
 /**
- * The pg pool behind TypeORM's data source. The executor and the run transitions use it directly for
- * plain SQL with row locks, SKIP LOCKED and NOTIFY, sharing one pool with the rest of the service.
+ * The pg pool behind TypeORM's data source. TypeORM owns the connection settings and the migrations;
+ * the service's own tables are read and written with plain SQL through `Database` (row locks, SKIP
+ * LOCKED, NOTIFY, `unnest` batches), sharing this one pool.
  */
 export function pgPool(db: DataSource): Pool {
   return (db.driver as unknown as { master: Pool }).master;
 }
+
+/** A pooled connection or a transaction's client: what a statement runs on. */
+export type Queryable = Pick<Pool | PoolClient, 'query'>;
 
 /** Runs `fn` in a transaction on one pooled connection; rolls back on any error. */
 export async function withTransaction<T>(
@@ -28,9 +33,33 @@ export async function withTransaction<T>(
   }
 }
 
-/** Thrown inside a transaction to roll it back on purpose and carry a result out. */
-export class Rollback<T> extends Error {
-  constructor(readonly value: T) {
-    super('rollback');
+/**
+ * The one way the service reaches its own tables: plain SQL on the shared pool. Repositories take it by
+ * injection; nothing else reaches into TypeORM's driver.
+ */
+@Injectable()
+export class Database {
+  readonly pool: Pool;
+
+  constructor(dataSource: DataSource) {
+    this.pool = pgPool(dataSource);
+  }
+
+  query<R extends QueryResultRow = QueryResultRow>(
+    text: string | QueryConfig,
+    values?: unknown[],
+  ): Promise<QueryResult<R>> {
+    return typeof text === 'string'
+      ? this.pool.query<R>(text, values)
+      : this.pool.query<R>({ ...text, values: values ?? text.values });
+  }
+
+  transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
+    return withTransaction(this.pool, fn);
   }
 }
+
+/** Provides `Database` to every module. */
+@Global()
+@Module({ providers: [Database], exports: [Database] })
+export class DatabaseModule {}

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool } from '../common/database';
-import type { Queryable } from '../runs/run-events';
+import type { Queryable } from '../queue/run-events';
 
 export interface NewCostRecord {
   workspaceId: string;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
-import type { StepDefinition } from './steps/step-types';
+import type { StepDefinition } from '../steps/step-definition';
 
 export interface DefinitionRow {
   id: string;

@@ -1,4 +1,4 @@
-import type { StepDefinition } from '../definitions/steps/step-types';
+import type { StepDefinition } from '../steps/step-definition';
 import { jsonBytes } from '../common/limits';
 import { DefinitionCache } from './definition-cache';
 

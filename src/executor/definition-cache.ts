@@ -1,5 +1,5 @@
 import { jsonBytes } from '../common/limits';
-import type { StepDefinition } from '../definitions/steps/step-types';
+import type { StepDefinition } from '../steps/step-definition';
 
 /**
  * The executor's cache of definition steps (definitions are immutable, so an entry never goes stale),

@@ -18,7 +18,7 @@ import { sanitizeText } from '../common/json-safety';
 import { PgListener } from '../common/pg-listener';
 import { timerDelay } from '../common/timers';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import type { StepDefinition, StepType } from '../definitions/steps/step-types';
+import type { StepDefinition, StepType } from '../steps/step-definition';
 import { DefinitionCache } from './definition-cache';
 import * as SQL from './executor.sql';
 import { OutcomeBatcher } from './outcome-batcher';
@@ -31,7 +31,7 @@ import {
   type StepOutcome,
   type StepTransaction,
   type WakeReason,
-} from './step-executor';
+} from '../steps/step-executor';
 
 const SHUTDOWN_GRACE_MS = 25_000;
 /** Steps whose failure one sweep records (CLAIM_UNRECORDED_STEPS); the next tick takes any rest. */

@@ -5,7 +5,7 @@
  * finished rows.
  */
 
-import { WEBHOOK_READY_CHANNEL } from '../webhooks/outbox';
+import { WEBHOOK_READY_CHANNEL } from '../queue/outbox';
 
 export const STEP_READY_CHANNEL = 'wf_step_ready';
 export const RUN_CANCELLED_CHANNEL = 'wf_run_cancelled';

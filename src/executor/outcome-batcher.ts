@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { eventColumns, type NewRunEvent } from '../runs/run-events';
+import { eventColumns, type NewRunEvent } from '../queue/run-events';
 import * as SQL from './executor.sql';
 
 /** A completed step whose run goes on (ADVANCE_RUNS). JSON values are already serialised. */

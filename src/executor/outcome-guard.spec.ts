@@ -1,7 +1,7 @@
-import type { NewRunEvent } from '../runs/run-events';
+import type { NewRunEvent } from '../queue/run-events';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
 import type { BufferedWork, ClaimedStep } from './run-engine';
-import type { StepOutcome, StepTransaction } from './step-executor';
+import type { StepOutcome, StepTransaction } from '../steps/step-executor';
 
 const LIMITS = { resultMaxBytes: 2048, stateMaxBytes: 4096 };
 const STEP = { type: 'task', name: 'work', handler: 'noop' } as const;

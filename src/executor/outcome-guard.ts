@@ -1,7 +1,7 @@
 import { jsonProblem, sanitizeJson, sanitizeText } from '../common/json-safety';
-import { outputKeyOf, type StepDefinition } from '../definitions/steps/step-types';
+import { outputKeyOf, type StepDefinition } from '../steps/step-definition';
 import type { BufferedWork, ClaimedStep } from './run-engine';
-import type { StepOutcome, StepTransaction } from './step-executor';
+import type { StepOutcome, StepTransaction } from '../steps/step-executor';
 
 /** Nesting allowed in a step's result (output and state changes) before it is refused. */
 export const MAX_RESULT_DEPTH = 256;

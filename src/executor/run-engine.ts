@@ -7,12 +7,12 @@ import {
   retryDelayMs,
   retryPolicyOf,
   type StepDefinition,
-} from '../definitions/steps/step-types';
-import { insertEvents, type NewRunEvent } from '../runs/run-events';
-import { enqueueWebhookEvent } from '../webhooks/outbox';
+} from '../steps/step-definition';
+import { insertEvents, type NewRunEvent } from '../queue/run-events';
+import { enqueueWebhookEvent } from '../queue/outbox';
 import * as SQL from './executor.sql';
 import { advanceRuns, type AdvanceItem, type OutcomeBatcher } from './outcome-batcher';
-import type { ReceivedSignal, StepOutcome, StepTransaction, WakeReason } from './step-executor';
+import type { ReceivedSignal, StepOutcome, StepTransaction, WakeReason } from '../steps/step-executor';
 
 /** A run may execute at most this many steps (loops through conditions); past it, it fails. */
 export const MAX_STEPS_PER_RUN = 1000;

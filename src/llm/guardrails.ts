@@ -1,5 +1,5 @@
 import { PatternMatcher } from '../common/linear-regex';
-import type { LlmGuardrails } from '../definitions/steps/step-types';
+import type { LlmGuardrails } from '../steps/step-definition';
 import { MAX_SCHEMA_ERRORS, SchemaCheckError, validateJsonSchema } from './json-schema';
 
 export type GuardrailName =

@@ -12,13 +12,13 @@ import {
 import { renderString, TemplateError } from '../common/templates';
 import { timerDelay } from '../common/timers';
 import { CostsRepository } from '../costs/costs.repository';
-import type { LlmStep } from '../definitions/steps/step-types';
+import type { LlmStep } from '../steps/step-definition';
 import {
   StepExecutorFor,
   type StepContext,
   type StepExecutor,
   type StepOutcome,
-} from '../executor/step-executor';
+} from '../steps/step-executor';
 import { TaskHandlerRegistry } from '../handlers/task-handler.registry';
 import { checkGuardrails, JsonAnswerError, parseJsonAnswer } from './guardrails';
 import { LlmPricing } from './pricing';

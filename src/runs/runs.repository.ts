@@ -2,14 +2,14 @@ import { Injectable } from '@nestjs/common';
 import type { Pool, PoolClient } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
-import type { StepDefinition } from '../definitions/steps/step-types';
+import type { StepDefinition } from '../steps/step-definition';
 import {
   NOTIFY_STEP_READY,
   RUN_CANCELLED_CHANNEL,
   STEP_READY_CHANNEL,
 } from '../executor/executor.sql';
-import { enqueueWebhookEvent } from '../webhooks/outbox';
-import { insertEvents } from './run-events';
+import { enqueueWebhookEvent } from '../queue/outbox';
+import { insertEvents } from '../queue/run-events';
 import type { RunStatus } from './dto/run.dto';
 
 export interface RunRow {

@@ -9,7 +9,7 @@ import {
   MaxLength,
 } from 'class-validator';
 import { AsGiven } from '../../common/validation';
-import type { StepDefinition } from '../steps/step-types';
+import type { StepDefinition } from '../../steps/step-definition';
 
 export const MAX_STEPS_PER_DEFINITION = 200;
 

@@ -5,7 +5,7 @@ import { MAX_TIMER_MS } from '../../common/timers';
 import { validateDto } from '../../common/validation';
 import { schemaPatternProblems } from '../../llm/json-schema';
 import { STEP_DTO_BY_TYPE } from './step-dtos';
-import { STEP_TYPES, type StepDefinition } from './step-types';
+import { STEP_TYPES, type StepDefinition } from '../../steps/step-definition';
 
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
 

@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { ExpressionLimitError } from '../../common/jsonata';
-import type { ConditionStep } from '../../definitions/steps/step-types';
+import type { ConditionStep } from '../../steps/step-definition';
 import { ExpressionSandboxService } from '../../expressions/expressions.module';
 import {
   StepExecutorFor,
   type StepContext,
   type StepExecutor,
   type StepOutcome,
-} from '../step-executor';
+} from '../../steps/step-executor';
 
 /**
  * JSONata truthiness ($boolean): false, 0, "", null, empty objects, functions and arrays with no truthy

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import type { ExternalEventStep } from '../../definitions/steps/step-types';
+import type { ExternalEventStep } from '../../steps/step-definition';
 import {
   StepExecutorFor,
   type StepContext,
   type StepExecutor,
   type StepOutcome,
-} from '../step-executor';
+} from '../../steps/step-executor';
 
 /**
  * Parks the run WAITING for `resume` with the matching signal type (checked by the API). Past

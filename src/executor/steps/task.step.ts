@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { renderDeep, TemplateError } from '../../common/templates';
-import type { TaskStep } from '../../definitions/steps/step-types';
+import type { TaskStep } from '../../steps/step-definition';
 import { TaskHandlerRegistry } from '../../handlers/task-handler.registry';
 import {
   NonRetryableError,
@@ -8,7 +8,7 @@ import {
   type StepContext,
   type StepExecutor,
   type StepOutcome,
-} from '../step-executor';
+} from '../../steps/step-executor';
 
 /** Runs the registered handler with the templated config; its object result is the step output. */
 @Injectable()

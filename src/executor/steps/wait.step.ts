@@ -1,12 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { renderString, TemplateError } from '../../common/templates';
-import type { WaitStep } from '../../definitions/steps/step-types';
+import type { WaitStep } from '../../steps/step-definition';
 import {
   StepExecutorFor,
   type StepContext,
   type StepExecutor,
   type StepOutcome,
-} from '../step-executor';
+} from '../../steps/step-executor';
 
 /**
  * Parks the run WAITING until a due time kept in Postgres (`durationMs` from the first execution, or

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../../config/app-config';
 import { OutboundRequestError, safeRequest } from '../../common/safe-http';
 import { timerDelay } from '../../common/timers';
-import { NonRetryableError } from '../../executor/step-executor';
+import { NonRetryableError } from '../../steps/step-executor';
 import { TaskHandler, type TaskHandlerContext, type TaskHandlerImpl } from '../task-handler';
 
 const DEFAULT_TIMEOUT_MS = 30_000;

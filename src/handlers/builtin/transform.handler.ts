@@ -1,5 +1,5 @@
 import { ExpressionError, ExpressionLimitError } from '../../common/jsonata';
-import { NonRetryableError } from '../../executor/step-executor';
+import { NonRetryableError } from '../../steps/step-executor';
 import { ExpressionSandboxService } from '../../expressions/expressions.module';
 import { TaskHandler, type TaskHandlerContext, type TaskHandlerImpl } from '../task-handler';
 

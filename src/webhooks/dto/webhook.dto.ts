@@ -10,7 +10,7 @@ import {
   type ValidationArguments,
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
-import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../outbox';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../queue/outbox';
 import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from '../webhook-url';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;

@@ -1,7 +1,7 @@
 import { SetMetadata } from '@nestjs/common';
 import type { PoolClient } from 'pg';
-import type { StepDefinition, StepType } from '../definitions/steps/step-types';
-import type { NewRunEvent } from '../runs/run-events';
+import type { StepDefinition, StepType } from './step-definition';
+import type { NewRunEvent } from '../queue/run-events';
 
 /** Why a parked step is executing again: its first run (null), its timer came due, or a signal. */
 export type WakeReason = null | 'timer' | 'signal';

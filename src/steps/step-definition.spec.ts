@@ -5,7 +5,7 @@ import {
   retryPolicyOf,
   type ResolvedRetryPolicy,
   type StepDefinition,
-} from './step-types';
+} from './step-definition';
 
 describe('retryPolicyOf', () => {
   it('defaults to 3 attempts for task and llm steps and 1 for the others', () => {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../runs/run-events';
+import type { Queryable } from './run-events';
 
 export const WEBHOOK_EVENT_TYPES = [
   'workflow.completed',

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool } from '../src/common/database';
-import * as SQL from '../src/executor/executor.sql';
+import * as SQL from '../src/queue/queue.sql';
 import {
   OutcomeBatcher,
   type AdvanceItem,
   type CompleteItem,
-} from '../src/executor/outcome-batcher';
+} from '../src/queue/outcome-batcher';
 import type { NewRunEvent } from '../src/queue/run-events';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
@@ -94,6 +94,7 @@ describe('OutcomeBatcher', () => {
       state: JSON.stringify({ one: { n: 1 }, two: { n: 2 } }),
       stepIndex: 1,
       stepsExecuted: 2,
+      webhookBody: JSON.stringify({ event: 'workflow.completed', data: {} }),
       events: [
         { ...base, stepRunId: stepId, type: 'STEP_COMPLETED', payload: { stepName: 'two' } },
         { ...base, stepRunId: null, type: 'WORKFLOW_COMPLETED', payload: {} },

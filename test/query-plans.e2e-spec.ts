@@ -1,5 +1,12 @@
 import { Client } from 'pg';
-import * as SQL from '../src/executor/executor.sql';
+import { randomUUID } from 'node:crypto';
+import * as SQL from '../src/queue/queue.sql';
+import {
+  RUN_EVENTS_COUNT,
+  RUN_EVENTS_PAGE,
+  RUN_STEPS,
+  runListStatements,
+} from '../src/runs/runs.repository';
 import * as SENDER_SQL from '../src/webhooks/webhook-sender.sql';
 import { fileDatabaseUrl } from './support/database';
 
@@ -23,22 +30,34 @@ describe('query plans of the hot paths', () => {
   let workspaceId: string;
   let runId: string;
 
+  /**
+   * The plan of a statement exactly as the service sends it: prepared (so that its parameters take
+   * the types the statement gives them), then executed under EXPLAIN with the values as literals.
+   */
   async function plan(sql: string, params: unknown[]): Promise<PlanNode[]> {
     await db.query('DEALLOCATE ALL');
     await db.query(`PREPARE q AS ${sql}`);
-    const literal = params.map((p) =>
-      !Array.isArray(p)
-        ? `'${String(p)}'`
-        : p.length === 0
-          ? `'{}'`
-          : typeof p[0] === 'number'
-            ? `ARRAY[${p.join(',')}]::int[]`
-            : `ARRAY[${p.map((v) => `'${String(v)}'`).join(',')}]::uuid[]`,
-    );
+    const literal = params.map((p) => (p === null ? 'NULL' : db.escapeLiteral(text(p))));
     const res = await db.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
       `EXPLAIN (FORMAT JSON) EXECUTE q${literal.length ? `(${literal.join(', ')})` : ''}`,
     );
     return nodes(res.rows[0]['QUERY PLAN'][0].Plan);
+  }
+
+  /** A parameter as PostgreSQL reads it from text: arrays as array literals. */
+  function text(p: unknown): string {
+    if (!Array.isArray(p)) return String(p);
+    const items = p.map((v) =>
+      v === null ? 'NULL' : `"${String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`,
+    );
+    return `{${items.join(',')}}`;
+  }
+
+  /** No sequential scan on any of `tables`, and each index of `indexes` used. */
+  function expectIndexes(found: PlanNode[], tables: string[], indexes: string[]): void {
+    const scanned = found.filter((n) => tables.includes(n['Relation Name'] ?? ''));
+    expect(scanned.map((n) => n['Node Type'])).not.toContain('Seq Scan');
+    expect(found.map((n) => n['Index Name'])).toEqual(expect.arrayContaining(indexes));
   }
 
   function expectIndex(found: PlanNode[], table: string, index: string): void {
@@ -131,40 +150,108 @@ describe('query plans of the hot paths', () => {
   });
 
   it('pages the run list by workspace, with and without a status filter', async () => {
-    expectIndex(
-      await plan(
-        `SELECT id FROM workflow_runs WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET 0`,
-        [workspaceId],
-      ),
-      'workflow_runs',
-      'workflow_runs_list_idx',
+    for (const filter of [{}, { status: 'FAILED' }]) {
+      const { page } = runListStatements(workspaceId, filter, 20, 40);
+      const index = filter.status ? 'workflow_runs_status_idx' : 'workflow_runs_list_idx';
+      expectIndex(await plan(page.text, page.values), 'workflow_runs', index);
+    }
+  });
+
+  it("counts a workspace's runs through its index, not the whole table", async () => {
+    // Here the big workspace is the whole table, where reading the table is the right plan for a
+    // count; a workspace among others must be counted from the index alone.
+    const small = await db.query<{ id: string }>(
+      `INSERT INTO workspaces (name, slug) VALUES ('small', 'small') RETURNING id`,
     );
-    expectIndex(
-      await plan(
-        `SELECT id FROM workflow_runs WHERE workspace_id = $1 AND status = $2 ORDER BY created_at DESC, id DESC LIMIT 20`,
-        [workspaceId, 'FAILED'],
-      ),
-      'workflow_runs',
-      'workflow_runs_status_idx',
+    const def = await db.query<{ id: string }>(
+      `INSERT INTO workflow_definitions (workspace_id, name, version, steps)
+       VALUES ($1, 'd', '1', '[{"type":"task","name":"a","handler":"noop"}]') RETURNING id`,
+      [small.rows[0].id],
     );
+    await db.query(
+      `INSERT INTO workflow_runs (workspace_id, definition_id, status)
+       SELECT $1, $2, 'COMPLETED' FROM generate_series(1, 50)`,
+      [small.rows[0].id, def.rows[0].id],
+    );
+    await db.query('ANALYZE workflow_runs');
+    for (const filter of [{}, { status: 'FAILED' }]) {
+      const { count } = runListStatements(small.rows[0].id, filter, 20, 0);
+      const index = filter.status ? 'workflow_runs_status_idx' : 'workflow_runs_list_idx';
+      expectIndex(await plan(count.text, count.values), 'workflow_runs', index);
+    }
   });
 
   it("reads a run's events and step runs through their run indexes", async () => {
+    const events = await plan(RUN_EVENTS_PAGE, [runId, workspaceId, 20, 0]);
+    expectIndex(events, 'run_events', 'run_events_run_idx');
     expectIndex(
-      await plan(
-        `SELECT id FROM run_events WHERE run_id = $1 AND workspace_id = $2 ORDER BY seq LIMIT 20`,
-        [runId, workspaceId],
-      ),
+      await plan(RUN_EVENTS_COUNT, [runId, workspaceId]),
       'run_events',
       'run_events_run_idx',
     );
-    expectIndex(
-      await plan(`SELECT id FROM step_runs WHERE run_id = $1 AND workspace_id = $2 ORDER BY seq`, [
-        runId,
-        workspaceId,
-      ]),
-      'step_runs',
-      'step_runs_run_idx',
-    );
+    expectIndex(await plan(RUN_STEPS, [runId, workspaceId]), 'step_runs', 'step_runs_run_idx');
+  });
+
+  describe("the executor's hot statements", () => {
+    const RUNS_AND_STEPS = ['workflow_runs', 'step_runs'];
+    /** One event, as the five parallel arrays of INSERT_EVENTS_FROM. */
+    const events = () => [[runId], [workspaceId], [null], ['STEP_COMPLETED'], ['{}']];
+
+    it('advances runs by primary key, whatever the history', async () => {
+      const found = await plan(SQL.ADVANCE_RUNS, [
+        'worker',
+        30000,
+        [randomUUID()],
+        [runId],
+        [workspaceId],
+        ['{}'],
+        [randomUUID()],
+        [1],
+        ['b'],
+        ['task'],
+        ['RUNNING'],
+        ['{}'],
+        [1],
+        ...events(),
+      ]);
+      expectIndexes(found, RUNS_AND_STEPS, ['workflow_runs_pkey', 'step_runs_pkey']);
+    });
+
+    it('completes runs by primary key, whatever the history', async () => {
+      const found = await plan(SQL.COMPLETE_RUNS, [
+        'worker',
+        [randomUUID()],
+        [runId],
+        [workspaceId],
+        ['{}'],
+        ['{}'],
+        [0],
+        [1],
+        ['{"data": {}}'],
+        ...events(),
+      ]);
+      expectIndexes(found, RUNS_AND_STEPS, ['workflow_runs_pkey', 'step_runs_pkey']);
+    });
+
+    it('locks, checks, releases and extends steps through an index', async () => {
+      const step = randomUUID();
+      expectIndexes(await plan(SQL.LOCK_RUN, [runId]), RUNS_AND_STEPS, ['workflow_runs_pkey']);
+      // By primary key or through the small partial index over RUNNING rows, never the history.
+      for (const [sql, params] of [
+        [SQL.CHECK_OWNERSHIP, [step, 'worker']],
+        [SQL.RELEASE_STEP, [step, 'worker', 'cause', 3, 1]],
+        [SQL.EXTEND_LEASES, ['worker', [step], 30000]],
+      ] as const) {
+        const found = await plan(sql, [...params]);
+        expectIndexes(found, RUNS_AND_STEPS, []);
+        const used = found.map((n) => n['Index Name']);
+        expect(used.some((i) => i === 'step_runs_pkey' || i === 'step_runs_lease_idx')).toBe(true);
+      }
+    });
+
+    it('resumes a run through its primary key and its step runs through the run index', async () => {
+      const found = await plan(SQL.RESUME_RUN, [runId, workspaceId, 'go', '{}', '{}']);
+      expectIndexes(found, RUNS_AND_STEPS, ['workflow_runs_pkey', 'step_runs_run_idx']);
+    });
   });
 });

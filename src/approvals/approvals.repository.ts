@@ -1,10 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { pgPool, withTransaction } from '../common/database';
-import { NOTIFY_STEP_READY } from '../executor/executor.sql';
-import type { RunStatus } from '../runs/dto/run.dto';
-import { insertEvents, type Queryable } from '../queue/run-events';
+import { Database, type Queryable } from '../common/database';
+import { RunQueue } from '../queue/run-queue';
+import type { RunStatus } from '../queue/statuses';
+import { insertEvents } from '../queue/run-events';
 import { enqueueWebhookEvent } from '../queue/outbox';
 import type { Decision } from './dto/approval.dto';
 
@@ -53,11 +51,10 @@ const COLUMNS = `id, workspace_id, run_id, step_run_id, step_name, content_key, 
  */
 @Injectable()
 export class ApprovalsRepository {
-  private readonly pool: Pool;
-
-  constructor(db: DataSource) {
-    this.pool = pgPool(db);
-  }
+  constructor(
+    private readonly db: Database,
+    private readonly queue: RunQueue,
+  ) {}
 
   /** Inserts a request in the caller's transaction (the approval step's outcome). */
   async create(
@@ -102,21 +99,21 @@ export class ApprovalsRepository {
     const filter =
       pending === undefined ? '' : pending ? 'AND decision IS NULL' : 'AND decision IS NOT NULL';
     if (before === undefined) {
-      const res = await this.pool.query<ApprovalRow>(
+      const res = await this.db.query<ApprovalRow>(
         `SELECT ${COLUMNS} FROM approval_requests WHERE workspace_id = $1 ${filter}
          ORDER BY created_at DESC, id DESC LIMIT $2`,
         [workspaceId, limit],
       );
       return res.rows;
     }
-    const cursor = await this.pool.query(
+    const cursor = await this.db.query(
       'SELECT 1 FROM approval_requests WHERE workspace_id = $1 AND id = $2',
       [workspaceId, before],
     );
     if (cursor.rowCount === 0) return null;
     // The cursor's created_at is compared in SQL: read back into JavaScript it would lose its
     // microseconds, and requests made in the same millisecond would be skipped.
-    const res = await this.pool.query<ApprovalRow>(
+    const res = await this.db.query<ApprovalRow>(
       `SELECT ${COLUMNS} FROM approval_requests
        WHERE workspace_id = $1 ${filter}
          AND (created_at, id) < (SELECT created_at, id FROM approval_requests WHERE id = $3)
@@ -132,7 +129,7 @@ export class ApprovalsRepository {
    * against MAX_PENDING_APPROVALS_PER_WORKSPACE (which would otherwise fill up for good).
    */
   async countAwaitingDecision(workspaceId: string): Promise<number> {
-    const res = await this.pool.query<{ n: number }>(
+    const res = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM approval_requests a
        JOIN workflow_runs r ON r.id = a.run_id
        WHERE a.workspace_id = $1 AND a.decision IS NULL AND r.status = 'PAUSED'`,
@@ -146,7 +143,7 @@ export class ApprovalsRepository {
    * starts the step's attempts afresh, design §4). Includes a rejection just decided.
    */
   async countRejections(runId: string, stepName: string): Promise<number> {
-    const res = await this.pool.query<{ n: number }>(
+    const res = await this.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM approval_requests
        WHERE run_id = $1 AND step_name = $2 AND decision = 'rejected'
          AND created_at > COALESCE(
@@ -173,7 +170,7 @@ export class ApprovalsRepository {
       editedContent: Record<string, unknown> | null;
     },
   ): Promise<DecideResult> {
-    return withTransaction(this.pool, async (client) => {
+    return this.db.transaction(async (client) => {
       const found = await client.query<{ run_id: string }>(
         'SELECT run_id FROM approval_requests WHERE workspace_id = $1 AND id = $2',
         [workspaceId, id],
@@ -221,22 +218,11 @@ export class ApprovalsRepository {
         comment: d.comment,
         editedContent,
       };
-      await client.query(
-        `UPDATE step_runs SET status = 'PENDING', due_at = now(), wake_reason = 'signal', signal = $2
-         WHERE id = $1`,
-        [
-          request.step_run_id,
-          JSON.stringify({
-            signalType: APPROVAL_SIGNAL,
-            payload: signal,
-            receivedAt: decided.decided_at!.toISOString(),
-          }),
-        ],
-      );
-      await client.query(
-        `UPDATE workflow_runs SET status = 'RUNNING', updated_at = now() WHERE id = $1`,
-        [runId],
-      );
+      await this.queue.wakeWithSignal(client, runId, request.step_run_id, {
+        signalType: APPROVAL_SIGNAL,
+        payload: { ...signal },
+        receivedAt: decided.decided_at!.toISOString(),
+      });
       await insertEvents(client, [
         {
           runId,
@@ -264,7 +250,6 @@ export class ApprovalsRepository {
           decidedAt: decided.decided_at!.toISOString(),
         },
       });
-      await client.query(NOTIFY_STEP_READY);
       return { ok: true, request: decided };
     });
   }

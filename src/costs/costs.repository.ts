@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool } from '../common/database';
-import type { Queryable } from '../queue/run-events';
+import type { Queryable } from '../common/database';
 
 export interface NewCostRecord {
   workspaceId: string;

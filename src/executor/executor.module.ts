@@ -3,7 +3,6 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ExpressionsModule } from '../expressions/expressions.module';
 import { HandlersModule } from '../handlers/handlers.module';
 import { ExecutorService } from './executor.service';
-import { RunEngine } from './run-engine';
 import { ConditionStepExecutor } from './steps/condition.step';
 import { ExternalEventStepExecutor } from './steps/external-event.step';
 import { TaskStepExecutor } from './steps/task.step';
@@ -17,7 +16,6 @@ import { WaitStepExecutor } from './steps/wait.step';
   imports: [DiscoveryModule, HandlersModule, ExpressionsModule],
   providers: [
     ExecutorService,
-    RunEngine,
     TaskStepExecutor,
     WaitStepExecutor,
     ConditionStepExecutor,

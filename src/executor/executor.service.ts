@@ -9,9 +9,7 @@ import {
 } from '@nestjs/common';
 import { DiscoveryService, Reflector } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
-import type { Pool, PoolClient } from 'pg';
-import { DataSource } from 'typeorm';
-import { pgPool, withTransaction } from '../common/database';
+import { Database } from '../common/database';
 import { isDatabaseUnavailable } from '../common/errors';
 import { CoalescedTask } from '../common/coalesced-task';
 import { sanitizeText } from '../common/json-safety';
@@ -19,19 +17,14 @@ import { PgListener } from '../common/pg-listener';
 import { timerDelay } from '../common/timers';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../steps/step-definition';
+import { timeOrderedUuid } from '../common/ids';
+import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL } from '../queue/channels';
+import type { BufferedWork, ClaimedStep } from '../queue/outcome-plan';
+import { StepQueue } from '../queue/step-queue';
 import { DefinitionCache } from './definition-cache';
-import * as SQL from './executor.sql';
-import { OutcomeBatcher } from './outcome-batcher';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
-import { RunEngine, type BufferedWork, type ClaimedStep, type RecordResult } from './run-engine';
-import {
-  STEP_EXECUTOR_TYPE,
-  type ReceivedSignal,
-  type StepExecutor,
-  type StepOutcome,
-  type StepTransaction,
-  type WakeReason,
-} from '../steps/step-executor';
+import { planOutcome } from './outcome-planner';
+import { STEP_EXECUTOR_TYPE, type StepExecutor, type StepOutcome } from '../steps/step-executor';
 
 const SHUTDOWN_GRACE_MS = 25_000;
 /** Steps whose failure one sweep records (CLAIM_UNRECORDED_STEPS); the next tick takes any rest. */
@@ -45,27 +38,6 @@ const TIMER_HINT_MAX_MS = 5 * 60_000;
  */
 const WAITING_PROBE_MIN_INTERVAL_MS = 100;
 
-interface ClaimRow {
-  id: string;
-  run_id: string;
-  workspace_id: string;
-  step_index: number;
-  step_name: string;
-  step_type: string;
-  attempt: number;
-  wake_reason: WakeReason;
-  signal: ReceivedSignal | null;
-  started_at: Date;
-  definition_id: string;
-  state: Record<string, unknown>;
-  steps_executed: number;
-}
-
-interface UnrecordedRow extends ClaimRow {
-  record_failures: number;
-  record_error: string | null;
-}
-
 /**
  * A database fault that says nothing about the outcome being recorded (the database unreachable or
  * restarting, a deadlock or serialisation failure): the step is handed back without counting it
@@ -74,28 +46,6 @@ interface UnrecordedRow extends ClaimRow {
 function isPassingDatabaseFault(err: unknown): boolean {
   const code = (err as { code?: unknown } | null)?.code;
   return isDatabaseUnavailable(err) || (typeof code === 'string' && code.startsWith('40'));
-}
-
-function claimedStep(r: ClaimRow): ClaimedStep {
-  return {
-    id: r.id,
-    runId: r.run_id,
-    workspaceId: r.workspace_id,
-    stepIndex: r.step_index,
-    stepName: r.step_name,
-    stepType: r.step_type,
-    attempt: r.attempt,
-    wake: r.wake_reason,
-    signal: r.signal,
-    startedAt: r.started_at,
-    run: {
-      id: r.run_id,
-      workspaceId: r.workspace_id,
-      definitionId: r.definition_id,
-      state: r.state,
-      stepsExecuted: r.steps_executed,
-    },
-  };
 }
 
 /**
@@ -107,8 +57,7 @@ function claimedStep(r: ClaimRow): ClaimedStep {
 export class ExecutorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ExecutorService.name);
   readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  private readonly pool: Pool;
-  private readonly batcher: OutcomeBatcher;
+  private readonly queue: StepQueue;
   private readonly executors = new Map<string, StepExecutor>();
   private readonly definitions: DefinitionCache;
   /** In-flight steps: step run id -> its run, its workspace and its abort controller. */
@@ -129,14 +78,16 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    db: DataSource,
-    private readonly engine: RunEngine,
+    db: Database,
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
     private readonly scheduler: SchedulerRegistry,
   ) {
-    this.pool = pgPool(db);
-    this.batcher = new OutcomeBatcher(this.pool, this.workerId, config.executor.leaseMs);
+    this.queue = new StepQueue(db.pool, {
+      workerId: this.workerId,
+      leaseMs: config.executor.leaseMs,
+      recordMaxFailures: config.executor.recordMaxFailures,
+    });
     this.definitions = new DefinitionCache(config.limits.definitionCacheBytes);
   }
 
@@ -149,10 +100,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     // Cancellation must reach in-flight steps on every process, even one that only serves the API.
     this.listener = new PgListener({
       url: this.config.databaseUrl!,
-      channels: [SQL.STEP_READY_CHANNEL, SQL.RUN_CANCELLED_CHANNEL],
+      channels: [STEP_READY_CHANNEL, RUN_CANCELLED_CHANNEL],
       onNotify: (channel, payload) => {
-        if (channel === SQL.STEP_READY_CHANNEL) this.wake();
-        else if (channel === SQL.RUN_CANCELLED_CHANNEL && payload) this.abortRun(payload);
+        if (channel === STEP_READY_CHANNEL) this.wake();
+        else if (channel === RUN_CANCELLED_CHANNEL && payload) this.abortRun(payload);
       },
       onReconnect: () => this.wake(),
       logger: this.logger,
@@ -195,10 +146,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       abort.abort(new Error('executor shutting down'));
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (wasRunning) {
-      const released = await this.pool
-        .query(SQL.RELEASE_WORKER_STEPS, [this.workerId, this.config.executor.recordMaxFailures])
-        .catch(() => null);
-      if (released?.rowCount) this.logger.log(`released ${released.rowCount} unfinished step(s)`);
+      const released = await this.queue.releaseAll().catch(() => 0);
+      if (released) this.logger.log(`released ${released} unfinished step(s)`);
     }
     await this.listener?.stop();
   }
@@ -210,9 +159,9 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   private tick(): void {
     if (!this.running) return;
-    this.pool.query(SQL.REAP_EXPIRED_LEASES, [this.config.executor.recordMaxFailures]).then(
-      (res) => {
-        if (res.rowCount) this.logger.warn(`re-queued ${res.rowCount} step(s) whose lease expired`);
+    this.queue.reapExpiredLeases().then(
+      (reaped) => {
+        if (reaped) this.logger.warn(`re-queued ${reaped} step(s) whose lease expired`);
         // Also finds steps another process handed back for the last time and could not fail itself.
         this.sweeper.trigger();
         this.wake();
@@ -250,22 +199,13 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
    * claim takes turns across workspaces, counting the slots each already holds here, and keeps each
    * within its limit (WORKSPACE_MAX_CONCURRENT_STEPS, per process; see CLAIM_STEPS).
    */
-  private async claim(limit: number): Promise<ClaimedStep[]> {
-    const held = this.heldByWorkspace();
+  private claim(limit: number): Promise<ClaimedStep[]> {
     const { executor } = this.config;
-    const { rows } = await this.pool.query<ClaimRow>({
-      name: 'executor_claim',
-      text: SQL.CLAIM_STEPS,
-      values: [
-        this.workerId,
-        limit,
-        executor.leaseMs,
-        [...held.keys()],
-        [...held.values()],
-        executor.workspaceMaxSteps ?? executor.concurrency,
-      ],
-    });
-    return rows.map(claimedStep);
+    return this.queue.claim(
+      limit,
+      this.heldByWorkspace(),
+      executor.workspaceMaxSteps ?? executor.concurrency,
+    );
   }
 
   /** Slots of this process held by each workspace. */
@@ -293,11 +233,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       return;
     }
     this.waitingAskedAt = now;
-    const { rows } = await this.pool.query<{ workspace_id: string }>({
-      name: 'executor_due_workspaces',
-      text: SQL.DUE_WORKSPACES,
-    });
-    this.waiting = new Set(rows.map((r) => r.workspace_id));
+    this.waiting = await this.queue.dueWorkspaces();
   }
 
   /**
@@ -446,40 +382,21 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   ): Promise<void> {
     this.logger.error({ err, stepRunId: claimed.id }, 'recording a step outcome failed');
     const cause = sanitizeText(err instanceof Error ? err.message : String(err), MAX_ERROR_CHARS);
-    const release = (client: Pool | PoolClient) =>
-      client.query<{ record_failures: number }>(SQL.RELEASE_STEP, [
-        claimed.id,
-        this.workerId,
-        cause,
-        this.config.executor.recordMaxFailures,
-        isPassingDatabaseFault(err) ? 0 : 1,
-      ]);
+    const counted = !isPassingDatabaseFault(err);
     let failures: number | undefined;
     if (buffered.writes.length > 0) {
-      failures = await withTransaction(this.pool, async (client) => {
-        // The run first, as every transition locks it (cost rows lock it too, by their foreign key).
-        await client.query(SQL.LOCK_RUN, [claimed.runId]);
-        const released = (await release(client)).rows[0];
-        const tx: StepTransaction = {
-          client,
-          workspaceId: claimed.workspaceId,
-          runId: claimed.runId,
-          stepRunId: claimed.id,
-          // Events belong to the outcome, which is not recorded; the writes are records of work done.
-          event: () => undefined,
-        };
-        // Kept even when the step is no longer ours (its run was cancelled): the calls were billed.
-        for (const write of buffered.writes) await write(tx);
-        return released?.record_failures;
-      }).catch((writeErr: unknown) => {
-        this.logger.error({ err: writeErr, stepRunId: claimed.id }, 'keeping billed calls failed');
-        return undefined;
-      });
+      // Kept even when the step is no longer ours (its run was cancelled): the calls were billed.
+      failures = await this.queue
+        .release(claimed, cause, counted, buffered.writes)
+        .catch((writeErr: unknown) => {
+          this.logger.error(
+            { err: writeErr, stepRunId: claimed.id },
+            'keeping billed calls failed',
+          );
+          return undefined;
+        });
     }
-    failures ??= await release(this.pool).then(
-      (res) => res.rows[0]?.record_failures,
-      () => undefined,
-    );
+    failures ??= await this.queue.release(claimed, cause, counted).catch(() => undefined);
     if (failures !== undefined && failures >= this.config.executor.recordMaxFailures) {
       this.sweeper.trigger();
     }
@@ -495,72 +412,56 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
    */
   private async failUnrecorded(): Promise<void> {
     if (!this.running) return;
-    const rows = await this.pool
-      .query<UnrecordedRow>(SQL.CLAIM_UNRECORDED_STEPS, [
-        this.workerId,
-        UNRECORDED_BATCH,
-        this.config.executor.leaseMs,
-      ])
-      .then(
-        (res) => res.rows,
-        (err: unknown) => {
-          this.logger.error({ err }, 'claiming unrecordable steps failed');
-          return [];
-        },
-      );
-    for (const row of rows) {
-      const claimed = claimedStep(row);
+    const claimed = await this.queue.claimUnrecorded(UNRECORDED_BATCH).catch((err: unknown) => {
+      this.logger.error({ err }, 'claiming unrecordable steps failed');
+      return [];
+    });
+    for (const step of claimed) {
       const error = sanitizeText(
-        `the step's outcome could not be recorded after ${row.record_failures} tries: ` +
-          (row.record_error ?? 'unknown cause'),
+        `the step's outcome could not be recorded after ${step.recordFailures} tries: ` +
+          (step.recordError ?? 'unknown cause'),
         MAX_ERROR_CHARS,
       );
       try {
-        const steps = await this.definitionSteps(claimed.run.definitionId);
+        const steps = await this.definitionSteps(step.run.definitionId);
         await this.record(
-          claimed,
+          step,
           steps,
           { kind: 'fail', error, retryable: false },
           { events: [], writes: [] },
           false,
         );
-        this.logger.warn({ stepRunId: claimed.id, runId: claimed.runId }, error);
+        this.logger.warn({ stepRunId: step.id, runId: step.runId }, error);
       } catch (err) {
-        this.logger.error({ err, stepRunId: claimed.id }, 'recording an unrecordable step failed');
-        await this.pool
-          .query(SQL.RELEASE_STEP, [
-            claimed.id,
-            this.workerId,
-            row.record_error,
-            this.config.executor.recordMaxFailures,
-            1,
-          ])
-          .catch(() => undefined);
+        this.logger.error({ err, stepRunId: step.id }, 'recording an unrecordable step failed');
+        await this.queue.release(step, step.recordError, true).catch(() => undefined);
       }
     }
-    if (rows.length === UNRECORDED_BATCH) this.sweeper.trigger();
+    if (claimed.length === UNRECORDED_BATCH) this.sweeper.trigger();
   }
 
-  /** Records an outcome through the engine with this worker's pool, id, lease and batcher. */
-  private record(
+  /**
+   * Plans the outcome (the run's state machine, a pure function) and records it through this worker's
+   * queue. Returns the run's next step when this worker continues it, and the due time of any timer
+   * the recorded outcome set.
+   */
+  private async record(
     claimed: ClaimedStep,
     steps: readonly StepDefinition[],
     outcome: StepOutcome,
     buffered: BufferedWork,
     continueHere: boolean,
-  ): Promise<RecordResult> {
-    const { leaseMs } = this.config.executor;
-    return this.engine.record(
-      this.pool,
-      this.workerId,
-      leaseMs,
-      this.batcher,
+  ): Promise<{ next: ClaimedStep | null; wakeAt: Date | null }> {
+    const plan = planOutcome({
       claimed,
       steps,
       outcome,
-      buffered,
       continueHere,
-    );
+      now: Date.now(),
+      newId: timeOrderedUuid,
+    });
+    const written = await this.queue.record(claimed, plan, buffered);
+    return { next: written.next, wakeAt: written.recorded ? plan.wakeAt : null };
   }
 
   /**
@@ -603,22 +504,15 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private async definitionSteps(definitionId: string): Promise<StepDefinition[]> {
     const cached = this.definitions.get(definitionId);
     if (cached) return cached;
-    const res = await this.pool.query<{ steps: StepDefinition[] }>(SQL.LOAD_DEFINITION_STEPS, [
-      definitionId,
-    ]);
-    const steps = res.rows[0].steps;
+    const steps = await this.queue.definitionSteps<StepDefinition>(definitionId);
     this.definitions.set(definitionId, steps);
     return steps;
   }
 
   private async extendLeases(): Promise<void> {
     if (this.inFlight.size === 0) return;
-    await this.pool
-      .query(SQL.EXTEND_LEASES, [
-        this.workerId,
-        [...this.inFlight.keys()],
-        this.config.executor.leaseMs,
-      ])
+    await this.queue
+      .extendLeases([...this.inFlight.keys()])
       .catch((err: unknown) => this.logger.error({ err }, 'extending leases failed'));
   }
 

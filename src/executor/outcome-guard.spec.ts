@@ -1,6 +1,6 @@
 import type { NewRunEvent } from '../queue/run-events';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
-import type { BufferedWork, ClaimedStep } from './run-engine';
+import type { BufferedWork, ClaimedStep } from '../queue/outcome-plan';
 import type { StepOutcome, StepTransaction } from '../steps/step-executor';
 
 const LIMITS = { resultMaxBytes: 2048, stateMaxBytes: 4096 };

@@ -1,6 +1,6 @@
 import { jsonProblem, sanitizeJson, sanitizeText } from '../common/json-safety';
 import { outputKeyOf, type StepDefinition } from '../steps/step-definition';
-import type { BufferedWork, ClaimedStep } from './run-engine';
+import type { BufferedWork, ClaimedStep } from '../queue/outcome-plan';
 import type { StepOutcome, StepTransaction } from '../steps/step-executor';
 
 /** Nesting allowed in a step's result (output and state changes) before it is refused. */

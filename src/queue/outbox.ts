@@ -1,4 +1,5 @@
-import type { Queryable } from './run-events';
+import { WEBHOOK_READY_CHANNEL } from './channels';
+import type { Queryable } from '../common/database';
 
 export const WEBHOOK_EVENT_TYPES = [
   'workflow.completed',
@@ -9,29 +10,55 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
-export const WEBHOOK_READY_CHANNEL = 'wf_webhook_ready';
+/** The `data` of each webhook event type (design §8): every body the service sends is built here. */
+export interface WebhookData {
+  'workflow.completed': { status: 'COMPLETED'; output: unknown; completedAt: string };
+  'workflow.failed': { status: 'FAILED'; error: string; failedStep: string; failedAt: string };
+  'workflow.cancelled': { status: 'CANCELLED'; cancelledAt: string };
+  'approval.requested': {
+    approvalRequestId: string;
+    stepName: string;
+    contentKey: string;
+    content: Record<string, unknown>;
+    prompt: string;
+  };
+  'approval.decided': {
+    approvalRequestId: string;
+    stepName: string;
+    decision: string;
+    decidedBy: string;
+    decidedAt: string;
+  };
+}
+
+export interface WebhookEvent<E extends WebhookEventType = WebhookEventType> {
+  workspaceId: string;
+  runId: string;
+  event: E;
+  data: WebhookData[E];
+}
+
+/** The body of a delivery: fixed when the event happens, so every attempt sends the same bytes. */
+export function webhookBody(e: WebhookEvent, timestamp: string): Record<string, unknown> {
+  return {
+    event: e.event,
+    workflowRunId: e.runId,
+    workspaceId: e.workspaceId,
+    data: e.data,
+    timestamp,
+  };
+}
 
 /**
  * Writes one delivery row per active webhook subscribed to the event, inside the caller's transaction
  * (the outbox of design §8): the state change and its deliveries commit or vanish together. The body is
  * fixed now, so every attempt sends the same bytes under the same `webhook-id`.
  */
-export async function enqueueWebhookEvent(
+export async function enqueueWebhookEvent<E extends WebhookEventType>(
   client: Queryable,
-  e: {
-    workspaceId: string;
-    runId: string;
-    event: WebhookEventType;
-    data: Record<string, unknown>;
-  },
+  e: WebhookEvent<E>,
 ): Promise<number> {
-  const body = {
-    event: e.event,
-    workflowRunId: e.runId,
-    workspaceId: e.workspaceId,
-    data: e.data,
-    timestamp: new Date().toISOString(),
-  };
+  const body = webhookBody(e, new Date().toISOString());
   const res = await client.query(
     `INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, run_id, body, next_attempt_at)
      SELECT w.id, w.workspace_id, 'msg_' || replace(gen_random_uuid()::text, '-', ''), $2::varchar, $3::uuid, $4::jsonb, now()

@@ -1,3 +1,5 @@
+import type { Queryable } from '../common/database';
+
 export const RUN_EVENT_TYPES = [
   'WORKFLOW_STARTED',
   'WORKFLOW_COMPLETED',
@@ -25,10 +27,6 @@ export interface NewRunEvent {
   stepRunId: string | null;
   type: RunEventType;
   payload?: Record<string, unknown>;
-}
-
-export interface Queryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
 }
 
 /**

@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { DefinitionsModule } from '../definitions/definitions.module';
+import { QueueModule } from '../queue/queue.module';
 import { RunsController } from './runs.controller';
 import { RunsRepository } from './runs.repository';
 import { RunsService } from './runs.service';
 
 @Module({
-  imports: [DefinitionsModule],
+  imports: [DefinitionsModule, QueueModule],
   controllers: [RunsController],
   providers: [RunsService, RunsRepository],
   exports: [RunsRepository],

@@ -15,7 +15,8 @@ import {
   RunTransitionDto,
   StepRunDto,
 } from './dto/run.dto';
-import { RunRow, RunsRepository, TransitionResult } from './runs.repository';
+import { RunQueue, type RunRow, type TransitionResult } from '../queue/run-queue';
+import { RunsRepository } from './runs.repository';
 
 function toRunDto(row: RunRow, withStepIndex: boolean): RunDto {
   const dto: RunDto = {
@@ -40,6 +41,7 @@ const NOT_WAITING = 'run is not in a waiting state';
 export class RunsService {
   constructor(
     private readonly runs: RunsRepository,
+    private readonly queue: RunQueue,
     private readonly definitions: DefinitionsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -48,7 +50,7 @@ export class RunsService {
     if (!isUuid(dto.definitionId)) throw new NotFoundError('workflow definition');
     const { runInputBytes } = this.config.limits;
     jsonWithin(dto.input ?? {}, runInputBytes, 'input', 'MAX_RUN_INPUT_BYTES');
-    const result = await this.runs.create(
+    const result = await this.queue.create(
       workspaceId,
       dto.definitionId,
       dto.input ?? {},
@@ -85,7 +87,7 @@ export class RunsService {
   async cancel(workspaceId: string, id: string): Promise<RunTransitionDto> {
     if (!isUuid(id)) throw new NotFoundError('workflow run');
     return this.answer(
-      await this.runs.cancel(workspaceId, id),
+      await this.queue.cancel(workspaceId, id),
       (status) => `run is ${status} and cannot be cancelled`,
     );
   }
@@ -94,13 +96,13 @@ export class RunsService {
     if (!isUuid(id)) throw new NotFoundError('workflow run');
     const { signalPayloadBytes } = this.config.limits;
     jsonWithin(dto.payload ?? {}, signalPayloadBytes, 'payload', 'MAX_SIGNAL_PAYLOAD_BYTES');
-    const result = await this.runs.resume(workspaceId, id, dto.signalType, dto.payload ?? {});
+    const result = await this.queue.resume(workspaceId, id, dto.signalType, dto.payload ?? {});
     return this.answer(result, () => NOT_WAITING);
   }
 
   async retry(workspaceId: string, id: string): Promise<RunTransitionDto> {
     if (!isUuid(id)) throw new NotFoundError('workflow run');
-    const result = await this.runs.retry(workspaceId, id, async (definitionId) => {
+    const result = await this.queue.retry(workspaceId, id, async (definitionId) => {
       const def = await this.definitions.get(workspaceId, definitionId);
       return def?.steps ?? [];
     });

@@ -1,25 +1,9 @@
 import { SetMetadata } from '@nestjs/common';
-import type { PoolClient } from 'pg';
 import type { StepDefinition, StepType } from './step-definition';
-import type { NewRunEvent } from '../queue/run-events';
+import type { ReceivedSignal, StepWrite, WakeReason } from '../queue/outcome-plan';
+import type { RunEventType } from '../queue/run-events';
 
-/** Why a parked step is executing again: its first run (null), its timer came due, or a signal. */
-export type WakeReason = null | 'timer' | 'signal';
-
-export interface ReceivedSignal {
-  signalType: string;
-  payload: Record<string, unknown>;
-  receivedAt: string;
-}
-
-/** Writes a step may make in the transaction that records its outcome. */
-export interface StepTransaction {
-  client: PoolClient;
-  workspaceId: string;
-  runId: string;
-  stepRunId: string;
-  event(type: NewRunEvent['type'], payload?: Record<string, unknown>): void;
-}
+export type { ReceivedSignal, StepTransaction, WakeReason } from '../queue/outcome-plan';
 
 export interface StepContext {
   workspaceId: string;
@@ -37,13 +21,13 @@ export interface StepContext {
   /** Fires when the run is cancelled, the step times out or the process shuts down. */
   abortSignal: AbortSignal;
   /** Records a run event; events are written, in order, with the step's outcome. */
-  emit(type: NewRunEvent['type'], payload?: Record<string, unknown>): void;
+  emit(type: RunEventType, payload?: Record<string, unknown>): void;
   /** Registers a write for the outcome's transaction (cost records, for instance). */
-  onCommit(write: (tx: StepTransaction) => Promise<void>): void;
+  onCommit(write: StepWrite): void;
 }
 
 /** Side effects written in the outcome's transaction (an approval request, its events...). */
-export type StepEffects = (tx: StepTransaction) => Promise<void>;
+export type StepEffects = StepWrite;
 
 export type StepOutcome =
   | {

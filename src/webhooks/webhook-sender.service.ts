@@ -16,7 +16,7 @@ import { PgListener } from '../common/pg-listener';
 import { pgPool } from '../common/database';
 import { safeRequest } from '../common/safe-http';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { WEBHOOK_READY_CHANNEL } from '../queue/outbox';
+import { WEBHOOK_READY_CHANNEL } from '../queue/channels';
 import { SecretUnreadableError } from './secret-cipher';
 import { deliveryHeaders } from './signing';
 import { WebhookSecretsService } from './webhook-secrets.service';

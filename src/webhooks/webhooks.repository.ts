@@ -3,7 +3,8 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool, withTransaction } from '../common/database';
 import type { DeliveryStatus } from './dto/webhook.dto';
-import { WEBHOOK_READY_CHANNEL, type WebhookEventType } from '../queue/outbox';
+import { WEBHOOK_READY_CHANNEL } from '../queue/channels';
+import type { WebhookEventType } from '../queue/outbox';
 import { ENCRYPTED_PREFIX } from './secret-cipher';
 
 export interface WebhookRow {

@@ -2,17 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { AsGiven } from '../../common/validation';
-
-export const RUN_STATUSES = [
-  'PENDING',
-  'RUNNING',
-  'WAITING',
-  'PAUSED',
-  'COMPLETED',
-  'FAILED',
-  'CANCELLED',
-] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+import { RUN_STATUSES, type RunStatus } from '../../queue/statuses';
 
 /** An optional object may be omitted, but an explicit `null` is not an object (unlike IsOptional). */
 const isGiven = (_dto: object, value: unknown): boolean => value !== undefined;

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
-import { eventColumns, type NewRunEvent } from '../queue/run-events';
-import * as SQL from './executor.sql';
+import { eventColumns, type NewRunEvent } from './run-events';
+import * as SQL from './queue.sql';
 
 /** A completed step whose run goes on (ADVANCE_RUNS). JSON values are already serialised. */
 export interface AdvanceItem {
@@ -28,6 +28,8 @@ export interface CompleteItem {
   state: string;
   stepIndex: number;
   stepsExecuted: number;
+  /** The workflow.completed body (`webhookBody`), serialised; the statement sets output and time. */
+  webhookBody: string;
   events: NewRunEvent[];
 }
 
@@ -80,7 +82,6 @@ export async function completeRuns(
     text: SQL.COMPLETE_RUNS,
     values: [
       workerId,
-      new Date().toISOString(),
       items.map((i) => i.stepId),
       items.map((i) => i.runId),
       items.map((i) => i.workspaceId),
@@ -88,6 +89,7 @@ export async function completeRuns(
       items.map((i) => i.state),
       items.map((i) => i.stepIndex),
       items.map((i) => i.stepsExecuted),
+      items.map((i) => i.webhookBody),
       ...eventColumns(items.flatMap((i) => i.events)),
     ],
   });

@@ -1,14 +1,12 @@
 /**
- * Every query of the executor, in one place, with why it is shaped the way it is. Step runs are the
- * queue: a row is claimable when it is PENDING (or WAITING on a timer) and due. Finished rows never
- * enter the partial index `step_runs_workspace_due_idx`, so the claim costs the same with a million
- * finished rows.
+ * Every statement that creates or moves step runs and run statuses, in one place, with why it is
+ * shaped the way it is: the executor's claims and outcomes, and the API's transitions (create, cancel,
+ * resume, retry, an approval's decision). Step runs are the queue: a row is claimable when it is
+ * PENDING (or WAITING on a timer) and due. Finished rows never enter the partial index
+ * `step_runs_workspace_due_idx`, so the claim costs the same with a million finished rows.
  */
 
-import { WEBHOOK_READY_CHANNEL } from '../queue/outbox';
-
-export const STEP_READY_CHANNEL = 'wf_step_ready';
-export const RUN_CANCELLED_CHANNEL = 'wf_run_cancelled';
+import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL, WEBHOOK_READY_CHANNEL } from './channels';
 
 /** The partial predicate of `step_runs_workspace_due_idx`: rows that are or will become runnable. */
 const QUEUED = `s.status IN ('PENDING', 'WAITING') AND s.due_at IS NOT NULL`;
@@ -188,19 +186,20 @@ export const FAIL_STEP = `
   WHERE id = $1`;
 
 /**
- * The next step of a run. Inserted either PENDING and due now (any executor may take it, woken by
- * NOTIFY), or already RUNNING under this worker's lease when the worker continues the run itself,
- * which saves a claim round trip while keeping one durable checkpoint per step.
+ * The next step of a run ($1, an id made by the planner, so that its events can name it). Inserted
+ * either PENDING and due now (any executor may take it, woken by NOTIFY), or already RUNNING under
+ * this worker's lease when the worker continues the run itself, which saves a claim round trip while
+ * keeping one durable checkpoint per step.
  */
 export const INSERT_STEP = `
-  INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, attempt,
+  INSERT INTO step_runs (id, run_id, workspace_id, step_index, step_name, step_type, status, attempt,
                          due_at, locked_by, lock_expires_at, started_at)
-  SELECT $1, $2, $3, $4, $5, s.status, 1,
+  SELECT $1, $2, $3, $4, $5, $6, s.status, 1,
          CASE WHEN s.status = 'PENDING' THEN now() END,
-         $7,
-         CASE WHEN s.status = 'RUNNING' THEN now() + make_interval(secs => $8::float8 / 1000) END,
+         $8,
+         CASE WHEN s.status = 'RUNNING' THEN now() + make_interval(secs => $9::float8 / 1000) END,
          CASE WHEN s.status = 'RUNNING' THEN now() END
-  FROM (SELECT $6::varchar AS status) s
+  FROM (SELECT $7::varchar AS status) s
   RETURNING id, started_at`;
 
 /**
@@ -283,36 +282,33 @@ export const ADVANCE_RUNS = `
 /**
  * The hot path of runs whose last step completed, any number in one statement: the steps and runs
  * completed, the events recorded, and a workflow.completed delivery queued for each subscribed
- * webhook (the body as enqueueWebhookEvent builds it; completedAt is finished_at in milliseconds)
- * and announced. Returns one row per owned outcome.
+ * webhook and announced. Each delivery's body is the one `webhookBody` built for the run ($10), into
+ * which the statement sets what only the database knows: the output and completedAt (finished_at in
+ * milliseconds). Returns one row per owned outcome.
  *
- * $1 worker, $2 the bodies' timestamp; per outcome: $3 step, $4 run, $5 workspace, $6 step output,
- * $7 state (also the run's output), $8 step index, $9 steps executed; $10-$14 the events.
+ * $1 worker; per outcome: $2 step, $3 run, $4 workspace, $5 step output, $6 state (also the run's
+ * output), $7 step index, $8 steps executed, $9 the webhook body; $10-$14 the events.
  */
 export const COMPLETE_RUNS = `
   WITH input AS (
-    SELECT * FROM unnest($3::uuid[], $4::uuid[], $5::uuid[], $6::jsonb[], $7::jsonb[], $8::int[],
-                         $9::int[])
-      AS i(step_id, run_id, workspace_id, output, state, step_index, steps_executed)
+    SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::jsonb[], $7::int[],
+                         $8::int[], $9::jsonb[])
+      AS i(step_id, run_id, workspace_id, output, state, step_index, steps_executed, body)
   ), ${OWNED_STEPS}, finished AS (
     UPDATE workflow_runs r
     SET state = o.state, current_step_index = o.step_index, steps_executed = o.steps_executed,
         status = 'COMPLETED', output = o.state, error = NULL, updated_at = now(), finished_at = now()
     FROM owned o WHERE r.id = o.run_id
-    RETURNING r.id, r.workspace_id, r.output, r.finished_at
+    RETURNING r.id, r.workspace_id, r.output, r.finished_at, o.body
   ), events AS (${INSERT_EVENTS_FROM(10)}
   ), deliveries AS (
     INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, run_id, body,
                                     next_attempt_at)
     SELECT w.id, w.workspace_id, 'msg_' || replace(gen_random_uuid()::text, '-', ''),
            'workflow.completed', f.id,
-           jsonb_build_object(
-             'event', 'workflow.completed', 'workflowRunId', f.id::text,
-             'workspaceId', f.workspace_id::text,
-             'data', jsonb_build_object(
-               'status', 'COMPLETED', 'output', f.output,
-               'completedAt', to_char(f.finished_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-             'timestamp', $2::text),
+           jsonb_set(jsonb_set(f.body, '{data,output}', f.output), '{data,completedAt}',
+                     to_jsonb(to_char(f.finished_at AT TIME ZONE 'UTC',
+                                      'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))),
            now()
     FROM finished f
     JOIN webhooks w
@@ -417,3 +413,135 @@ export const CLAIM_UNRECORDED_STEPS = `
             s.record_failures, s.record_error`;
 
 export const NOTIFY_STEP_READY = `SELECT pg_notify('${STEP_READY_CHANNEL}', '')`;
+
+/* ---- The API's transitions: create, cancel, resume, retry, an approval's decision. ---- */
+
+/** The run columns the API answers with. */
+export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, output, error, idempotency_key,
+  current_step_index, created_at, updated_at`;
+
+/**
+ * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
+ * now) inserted, the executors woken. Returns no row, having written nothing, when the definition is
+ * not the workspace's or the idempotency key is already taken.
+ */
+export const CREATE_RUN = `
+  WITH def AS (
+    SELECT steps -> 0 ->> 'name' AS step_name, steps -> 0 ->> 'type' AS step_type
+    FROM workflow_definitions WHERE workspace_id = $1::uuid AND id = $2::uuid
+  ), run AS (
+    INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key)
+    SELECT $1::uuid, $2::uuid, $3::jsonb, $3::jsonb, $4::varchar FROM def
+    ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+    RETURNING ${RUN_COLUMNS}
+  ), first_step AS (
+    INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
+    SELECT run.id, $1::uuid, 0, def.step_name, def.step_type, 'PENDING', now() FROM run, def
+  )
+  SELECT run.*, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM run`;
+
+/** The first step of a definition ($2) of workspace $1, read by the slow path of a create. */
+export const FIRST_STEP = `
+  SELECT steps -> 0 ->> 'name' AS name, steps -> 0 ->> 'type' AS type
+  FROM workflow_definitions WHERE workspace_id = $1 AND id = $2`;
+
+/** The slow path's insert: ON CONFLICT waits for a concurrent insert of the same key, then yields. */
+export const INSERT_RUN = `
+  INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key)
+  VALUES ($1, $2, $3, $3, $4)
+  ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+  RETURNING ${RUN_COLUMNS}`;
+
+export const RUN_BY_IDEMPOTENCY_KEY = `
+  SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND idempotency_key = $2`;
+
+/**
+ * A step run due now, for any executor: $1 run, $2 workspace, $3 index, $4 name, $5 type. Used for a
+ * run's first step (the slow path of a create) and for a manual retry.
+ */
+export const QUEUE_STEP = `
+  INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
+  VALUES ($1, $2, $3, $4, $5, 'PENDING', now()) RETURNING id`;
+
+/** Locks a run of workspace $1 for an API transition: the run first, as every transition does. */
+export const LOCK_WORKSPACE_RUN = `
+  SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND id = $2 FOR UPDATE`;
+
+export const CANCEL_RUN = `
+  UPDATE workflow_runs SET status = 'CANCELLED', updated_at = now(), finished_at = now()
+  WHERE id = $1 RETURNING id, status, updated_at`;
+
+/** Closes every unfinished step of a cancelled run; in-flight ones are told through NOTIFY. */
+export const CANCEL_STEPS = `
+  UPDATE step_runs SET status = 'CANCELLED', due_at = NULL, locked_by = NULL,
+         lock_expires_at = NULL, completed_at = now()
+  WHERE run_id = $1 AND status IN ('PENDING', 'RUNNING', 'WAITING')`;
+
+export const NOTIFY_RUN_CANCELLED = `SELECT pg_notify('${RUN_CANCELLED_CHANNEL}', $1)`;
+
+/** FAILED -> RUNNING for a manual retry: the run starts its step count afresh. */
+export const RESTART_RUN = `
+  UPDATE workflow_runs SET status = 'RUNNING', error = NULL, output = NULL, finished_at = NULL,
+         steps_executed = 0, updated_at = now()
+  WHERE id = $1 RETURNING id, status, updated_at`;
+
+/**
+ * Wakes the parked step in `parked` (a CTE with its id) with the signal ${signal}: the step due now,
+ * woken by a signal, and its run $runId RUNNING again. The one way a signal or a decision wakes a
+ * step; `woken_run` returns the run's new updated_at.
+ */
+const WAKE_WITH_SIGNAL = (parked: string, signal: string, runId: string) => `
+  woken_step AS (
+    UPDATE step_runs s
+    SET status = 'PENDING', due_at = now(), wake_reason = 'signal', signal = ${signal}::jsonb
+    FROM ${parked} a WHERE s.id = a.id
+  ), woken_run AS (
+    UPDATE workflow_runs r SET status = 'RUNNING', updated_at = now()
+    FROM ${parked} a WHERE r.id = ${runId}
+    RETURNING r.updated_at
+  )`;
+
+/**
+ * Resume as one statement. The run is locked first, then its parked step (the order of every
+ * transition and of the executor). The step takes the signal when the run is WAITING and, for an
+ * external_event step, the signal type is the one its definition names. Returns the run's status,
+ * the expected signal type when it did not match, and whether the run was resumed; no row when the
+ * run is not the workspace's.
+ *
+ * $1 run, $2 workspace, $3 signal type, $4 payload, $5 the signal as the step receives it.
+ */
+export const RESUME_RUN = `
+  WITH run AS (
+    SELECT id, status, definition_id FROM workflow_runs
+    WHERE id = $1 AND workspace_id = $2
+    FOR UPDATE
+  ), parked AS (
+    SELECT s.id, s.step_index, s.step_name, s.step_type FROM step_runs s, run
+    WHERE s.run_id = run.id AND run.status = 'WAITING' AND s.status = 'WAITING'
+    ORDER BY s.seq DESC LIMIT 1
+    FOR UPDATE OF s
+  ), expected AS (
+    SELECT d.steps -> p.step_index ->> 'signalType' AS signal_type
+    FROM parked p, run, workflow_definitions d
+    WHERE p.step_type = 'external_event' AND d.id = run.definition_id
+  ), accepted AS (
+    SELECT p.* FROM parked p
+    WHERE NOT EXISTS (SELECT 1 FROM expected e WHERE e.signal_type <> $3::text)
+  ), ${WAKE_WITH_SIGNAL('accepted', '$5', '$1')}, events AS (
+    INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
+    SELECT $1, $2, a.id, 'SIGNAL_RECEIVED',
+           jsonb_build_object('signalType', $3::text, 'stepName', a.step_name, 'payload', $4::jsonb)
+    FROM accepted a
+  )
+  SELECT run.status, (SELECT signal_type FROM expected) AS expected, u.updated_at IS NOT NULL AS resumed,
+         u.updated_at,
+         CASE WHEN u.updated_at IS NOT NULL THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified
+  FROM run LEFT JOIN woken_run u ON true`;
+
+/**
+ * Wakes step $1 of run $2, parked for a decision, with the signal $3, inside the decision's
+ * transaction (which holds the run's lock), and announces it.
+ */
+export const WAKE_STEP = `
+  WITH parked AS (SELECT $1::uuid AS id), ${WAKE_WITH_SIGNAL('parked', '$3', '$2')}
+  SELECT pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM woken_run`;

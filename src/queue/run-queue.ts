@@ -1,0 +1,194 @@
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { Database, type Queryable } from '../common/database';
+import { enqueueWebhookEvent } from './outbox';
+import type { ReceivedSignal } from './outcome-plan';
+import * as SQL from './queue.sql';
+import { insertEvents } from './run-events';
+import type { RunStatus } from './statuses';
+
+/** A run as the API answers it (RUN_COLUMNS). */
+export interface RunRow {
+  id: string;
+  workspace_id: string;
+  definition_id: string;
+  status: RunStatus;
+  input: Record<string, unknown>;
+  output: Record<string, unknown> | null;
+  error: string | null;
+  idempotency_key: string | null;
+  current_step_index: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** Outcomes of the API's run transitions; the service maps them to answers and errors. */
+export type TransitionResult =
+  | { ok: true; run: { id: string; status: RunStatus; updated_at: Date } }
+  | { ok: false; reason: 'not-found' }
+  | { ok: false; reason: 'bad-state'; status: RunStatus }
+  | { ok: false; reason: 'signal-mismatch'; expected: string };
+
+/** What a step of a definition needs to be queued: its name and type. */
+export interface StepRef {
+  name: string;
+  type: string;
+}
+
+type Transition = { id: string; status: RunStatus; updated_at: Date };
+
+/**
+ * The transitions the API drives (create, cancel, resume, retry, waking a step with a decision). Each
+ * locks the run row first, as the executor does, so concurrent requests on one run have exactly one
+ * winner and never deadlock with the executor.
+ */
+@Injectable()
+export class RunQueue {
+  constructor(private readonly db: Database) {}
+
+  /** Creates the run and its first step run (due now), or returns the run holding the idempotency key. */
+  async create(
+    workspaceId: string,
+    definitionId: string,
+    input: Record<string, unknown>,
+    idempotencyKey: string | undefined,
+  ): Promise<{ run: RunRow; created: boolean } | undefined> {
+    const values = [workspaceId, definitionId, JSON.stringify(input), idempotencyKey ?? null];
+    const quick = await this.db.query<RunRow>(
+      { name: 'runs_create', text: SQL.CREATE_RUN },
+      values,
+    );
+    if (quick.rowCount) return { run: quick.rows[0], created: true };
+    // No row: the definition does not exist here, or the idempotency key is taken. The transaction
+    // below tells the two apart (and waits for a concurrent holder of the key).
+    return this.db.transaction(async (client) => {
+      const def = await client.query<StepRef>(SQL.FIRST_STEP, [workspaceId, definitionId]);
+      if (def.rowCount === 0) return undefined;
+      const inserted = await client.query<RunRow>(SQL.INSERT_RUN, values);
+      if (inserted.rowCount === 0) {
+        const existing = await client.query<RunRow>(SQL.RUN_BY_IDEMPOTENCY_KEY, [
+          workspaceId,
+          idempotencyKey,
+        ]);
+        return { run: existing.rows[0], created: false };
+      }
+      const run = inserted.rows[0];
+      const first = def.rows[0];
+      await client.query(SQL.QUEUE_STEP, [run.id, workspaceId, 0, first.name, first.type]);
+      await client.query(SQL.NOTIFY_STEP_READY);
+      return { run, created: true };
+    });
+  }
+
+  /** PENDING, RUNNING, WAITING or PAUSED -> CANCELLED; in-flight steps are told through NOTIFY. */
+  cancel(workspaceId: string, id: string): Promise<TransitionResult> {
+    return this.transition(workspaceId, id, async (client, run) => {
+      if (!['PENDING', 'RUNNING', 'WAITING', 'PAUSED'].includes(run.status)) {
+        return { ok: false, reason: 'bad-state', status: run.status };
+      }
+      const row = (await client.query<Transition>(SQL.CANCEL_RUN, [id])).rows[0];
+      await client.query(SQL.CANCEL_STEPS, [id]);
+      await insertEvents(client, [
+        { runId: id, workspaceId, stepRunId: null, type: 'WORKFLOW_CANCELLED' },
+      ]);
+      await enqueueWebhookEvent(client, {
+        workspaceId,
+        runId: id,
+        event: 'workflow.cancelled',
+        data: { status: 'CANCELLED', cancelledAt: row.updated_at.toISOString() },
+      });
+      await client.query(SQL.NOTIFY_RUN_CANCELLED, [id]);
+      return { ok: true, run: row };
+    });
+  }
+
+  /**
+   * WAITING -> RUNNING: hands the signal to the parked step and queues it, in one statement
+   * (RESUME_RUN). An external_event step takes only its own signalType.
+   */
+  async resume(
+    workspaceId: string,
+    id: string,
+    signalType: string,
+    payload: Record<string, unknown>,
+  ): Promise<TransitionResult> {
+    const signal: ReceivedSignal = { signalType, payload, receivedAt: new Date().toISOString() };
+    const res = await this.db.query<{
+      status: RunStatus;
+      expected: string | null;
+      resumed: boolean;
+      updated_at: Date | null;
+    }>({ name: 'runs_resume', text: SQL.RESUME_RUN }, [
+      id,
+      workspaceId,
+      signalType,
+      JSON.stringify(payload),
+      JSON.stringify(signal),
+    ]);
+    const row = res.rows[0];
+    if (!row) return { ok: false, reason: 'not-found' };
+    if (row.resumed)
+      return { ok: true, run: { id, status: 'RUNNING', updated_at: row.updated_at! } };
+    if (row.status === 'WAITING' && row.expected !== null) {
+      return { ok: false, reason: 'signal-mismatch', expected: row.expected };
+    }
+    return { ok: false, reason: 'bad-state', status: row.status };
+  }
+
+  /** FAILED -> RUNNING: the failed step runs again with fresh attempts; earlier outputs stay. */
+  retry(
+    workspaceId: string,
+    id: string,
+    steps: (definitionId: string) => Promise<StepRef[]>,
+  ): Promise<TransitionResult> {
+    return this.transition(workspaceId, id, async (client, run) => {
+      if (run.status !== 'FAILED') return { ok: false, reason: 'bad-state', status: run.status };
+      const definition = await steps(run.definition_id);
+      const step = definition[run.current_step_index];
+      const inserted = await client.query<{ id: string }>(SQL.QUEUE_STEP, [
+        id,
+        workspaceId,
+        run.current_step_index,
+        step.name,
+        step.type,
+      ]);
+      const updated = await client.query<Transition>(SQL.RESTART_RUN, [id]);
+      await insertEvents(client, [
+        {
+          runId: id,
+          workspaceId,
+          stepRunId: inserted.rows[0].id,
+          type: 'STEP_RETRYING',
+          payload: { stepName: step.name, attempt: 1, delayMs: 0, manual: true },
+        },
+      ]);
+      await client.query(SQL.NOTIFY_STEP_READY);
+      return { ok: true, run: updated.rows[0] };
+    });
+  }
+
+  /**
+   * Wakes a step parked for a decision with `signal` (PAUSED -> RUNNING), in the caller's
+   * transaction, which must hold the run's lock.
+   */
+  async wakeWithSignal(
+    client: Queryable,
+    runId: string,
+    stepRunId: string,
+    signal: ReceivedSignal,
+  ): Promise<void> {
+    await client.query(SQL.WAKE_STEP, [stepRunId, runId, JSON.stringify(signal)]);
+  }
+
+  private transition(
+    workspaceId: string,
+    id: string,
+    fn: (client: PoolClient, run: RunRow) => Promise<TransitionResult>,
+  ): Promise<TransitionResult> {
+    return this.db.transaction(async (client) => {
+      const run = (await client.query<RunRow>(SQL.LOCK_WORKSPACE_RUN, [workspaceId, id])).rows[0];
+      if (!run) return { ok: false, reason: 'not-found' };
+      return fn(client, run);
+    });
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- flags]`: builds the service (the npm script does), starts it in production mode as
  * its own process against PostgreSQL, runs the scenarios of issue 6, prints one markdown table and
- * writes bench/results/<timestamp>.json. See README.md, "Performance", and `--help`.
+ * writes bench/results/<timestamp>.json. See bench/README.md and `--help`.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

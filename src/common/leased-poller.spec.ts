@@ -177,11 +177,12 @@ describe('LeasedPoller', () => {
   });
 
   it('on stop, lets the items in flight finish within the grace period and releases once', async () => {
-    const t = harness();
+    const t = harness({ graceMs: 30_000 });
     t.enqueue('a', 'b');
     await t.poller.start();
     t.poller.wake();
     await waitFor('two items in flight', () => (t.ids().length === 2 ? true : undefined));
+    const startedAt = Date.now();
     const stopped = t.poller.stop();
     expect(t.poller.running).toBe(false);
     expect(t.scheduler.doesExist('interval', 'test-poll')).toBe(false);
@@ -189,6 +190,8 @@ describe('LeasedPoller', () => {
     t.end('a');
     t.end('b');
     await stopped;
+    // It stopped waiting when the last item ended, not at the end of the grace period.
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
     expect(t.order).toEqual(['draining 2', 'released']);
     expect([...t.signals.values()].some((s) => s.aborted)).toBe(false);
     // Stopping no longer claims, even when a finished item wakes the loop.

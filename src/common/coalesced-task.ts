@@ -1,7 +1,7 @@
 /**
  * Runs an async task on demand, never twice at once: a request that arrives while it runs makes it run
- * once more afterwards. The executor and the webhook sender use it so that any number of wake-ups
- * (NOTIFY, polls, finished work) turn into one claim loop at a time.
+ * once more afterwards. The leased poller uses it so that any number of wake-ups (NOTIFY, polls,
+ * finished work) turn into one claim loop at a time.
  */
 export class CoalescedTask {
   private busy = false;

@@ -1,5 +1,3 @@
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import {
   BeforeApplicationShutdown,
   Inject,
@@ -13,7 +11,7 @@ import { Database } from '../common/database';
 import { isDatabaseUnavailable } from '../common/errors';
 import { CoalescedTask } from '../common/coalesced-task';
 import { sanitizeText } from '../common/json-safety';
-import { PgListener } from '../common/pg-listener';
+import { LeasedPoller } from '../common/leased-poller';
 import { timerDelay } from '../common/timers';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition, StepType } from '../steps/step-definition';
@@ -56,33 +54,50 @@ function isPassingDatabaseFault(err: unknown): boolean {
 @Injectable()
 export class ExecutorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(ExecutorService.name);
-  readonly workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly workerId: string;
   private readonly queue: StepQueue;
   private readonly executors = new Map<string, StepExecutor>();
   private readonly definitions: DefinitionCache;
-  /** In-flight steps: step run id -> its run, its workspace and its abort controller. */
-  private readonly inFlight = new Map<
-    string,
-    { runId: string; workspaceId: string; abort: AbortController }
-  >();
+  /** Claims steps into EXECUTOR_CONCURRENCY slots; a run keeps its slot from step to step. */
+  private readonly poller: LeasedPoller<ClaimedStep>;
   /** Workspaces last seen with due steps while every slot was busy (see `continuesHere`). */
   private waiting = new Set<string>();
   private waitingAskedAt = 0;
   private waitingAskAgain?: NodeJS.Timeout;
-  private listener?: PgListener;
   private heartbeat?: NodeJS.Timeout;
-  private running = false;
-  private readonly filler = new CoalescedTask(() => this.fill());
   private readonly sweeper = new CoalescedTask(() => this.failUnrecorded());
-  private idle?: () => void;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     db: Database,
     private readonly discovery: DiscoveryService,
     private readonly reflector: Reflector,
-    private readonly scheduler: SchedulerRegistry,
+    scheduler: SchedulerRegistry,
   ) {
+    this.poller = new LeasedPoller<ClaimedStep>(this.logger, scheduler, {
+      pollName: POLL_INTERVAL_NAME,
+      pollIntervalMs: config.executor.pollIntervalMs,
+      poll: () => this.tick(),
+      capacity: config.executor.concurrency,
+      claim: (free) => this.claim(free),
+      whenFull: () => this.lookForWaiting(),
+      claimFailed: 'claiming steps failed',
+      run: (step, signal) => this.runStep(step, signal),
+      listen: {
+        url: config.databaseUrl!,
+        channels: [STEP_READY_CHANNEL, RUN_CANCELLED_CHANNEL],
+        onNotify: (channel, payload) => {
+          if (channel === STEP_READY_CHANNEL) this.wake();
+          else if (channel === RUN_CANCELLED_CHANNEL && payload) this.abortRun(payload);
+        },
+        label: 'executor',
+      },
+      graceMs: SHUTDOWN_GRACE_MS,
+      abortReason: 'executor shutting down',
+      onDraining: (steps) => this.logger.log(`waiting for ${steps} in-flight step(s)`),
+      releaseAll: () => this.releaseAll(),
+    });
+    this.workerId = this.poller.workerId;
     this.queue = new StepQueue(db.pool, {
       workerId: this.workerId,
       leaseMs: config.executor.leaseMs,
@@ -98,26 +113,12 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       if (type) this.executors.set(type, wrapper.instance as StepExecutor);
     }
     // Cancellation must reach in-flight steps on every process, even one that only serves the API.
-    this.listener = new PgListener({
-      url: this.config.databaseUrl!,
-      channels: [STEP_READY_CHANNEL, RUN_CANCELLED_CHANNEL],
-      onNotify: (channel, payload) => {
-        if (channel === STEP_READY_CHANNEL) this.wake();
-        else if (channel === RUN_CANCELLED_CHANNEL && payload) this.abortRun(payload);
-      },
-      onReconnect: () => this.wake(),
-      logger: this.logger,
-      label: 'executor',
-    });
-    await this.listener.start();
+    await this.poller.listen();
     if (!this.config.executor.enabled) {
       this.logger.log('executor disabled (EXECUTOR_ENABLED=false): serving the API only');
       return;
     }
-    this.running = true;
-    const poll = setInterval(() => this.tick(), this.config.executor.pollIntervalMs);
-    poll.unref();
-    this.scheduler.addInterval(POLL_INTERVAL_NAME, poll);
+    await this.poller.start();
     const every = Math.max(500, Math.floor(this.config.executor.leaseMs / 3));
     this.heartbeat = setInterval(() => void this.extendLeases(), every);
     this.heartbeat.unref();
@@ -130,35 +131,22 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   /** SIGTERM: stop claiming, let in-flight steps finish (25 s at most), hand the rest back. */
   async beforeApplicationShutdown(): Promise<void> {
-    const wasRunning = this.running;
-    this.running = false;
-    if (this.scheduler.doesExist('interval', POLL_INTERVAL_NAME)) {
-      this.scheduler.deleteInterval(POLL_INTERVAL_NAME);
-    }
-    if (wasRunning && this.inFlight.size > 0) {
-      this.logger.log(`waiting for ${this.inFlight.size} in-flight step(s)`);
-      await Promise.race([
-        new Promise<void>((resolve) => (this.idle = resolve)),
-        new Promise((resolve) => setTimeout(resolve, SHUTDOWN_GRACE_MS).unref()),
-      ]);
-    }
-    for (const { abort } of this.inFlight.values())
-      abort.abort(new Error('executor shutting down'));
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    if (wasRunning) {
-      const released = await this.queue.releaseAll().catch(() => 0);
-      if (released) this.logger.log(`released ${released} unfinished step(s)`);
-    }
-    await this.listener?.stop();
+    await this.poller.stop();
   }
 
   /** Asks the loop to look for work now. */
   wake(): void {
-    if (this.running) this.filler.trigger();
+    this.poller.wake();
+  }
+
+  /** After the shutdown's abort: no more lease renewals, and the steps still held go back at once. */
+  private async releaseAll(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    const released = await this.queue.releaseAll().catch(() => 0);
+    if (released) this.logger.log(`released ${released} unfinished step(s)`);
   }
 
   private tick(): void {
-    if (!this.running) return;
     this.queue.reapExpiredLeases().then(
       (reaped) => {
         if (reaped) this.logger.warn(`re-queued ${reaped} step(s) whose lease expired`);
@@ -170,48 +158,28 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     );
   }
 
-  /** Claims until every slot is busy or nothing is due. */
-  private async fill(): Promise<void> {
-    try {
-      for (let woken = true; this.running; woken = false) {
-        const free = this.config.executor.concurrency - this.inFlight.size;
-        if (free <= 0) {
-          if (woken) await this.lookForWaiting();
-          break;
-        }
-        const claimed = await this.claim(free);
-        for (const step of claimed) {
-          this.waiting.delete(step.workspaceId);
-          this.launch(step);
-        }
-        if (claimed.length < free) {
-          this.waiting.clear();
-          break;
-        }
-      }
-    } catch (err) {
-      this.logger.error({ err }, 'claiming steps failed');
-    }
-  }
-
   /**
    * One statement: claim due rows, start their runs, record the start events, load run state. The
    * claim takes turns across workspaces, counting the slots each already holds here, and keeps each
-   * within its limit (WORKSPACE_MAX_CONCURRENT_STEPS, per process; see CLAIM_STEPS).
+   * within its limit (WORKSPACE_MAX_CONCURRENT_STEPS, per process; see CLAIM_STEPS). A workspace that
+   * got a slot is no longer waiting; a claim that found less than it asked for leaves none waiting.
    */
-  private claim(limit: number): Promise<ClaimedStep[]> {
+  private async claim(limit: number): Promise<ClaimedStep[]> {
     const { executor } = this.config;
-    return this.queue.claim(
+    const claimed = await this.queue.claim(
       limit,
       this.heldByWorkspace(),
       executor.workspaceMaxSteps ?? executor.concurrency,
     );
+    for (const step of claimed) this.waiting.delete(step.workspaceId);
+    if (claimed.length < limit) this.waiting.clear();
+    return claimed;
   }
 
   /** Slots of this process held by each workspace. */
   private heldByWorkspace(): Map<string, number> {
     const held = new Map<string, number>();
-    for (const { workspaceId } of this.inFlight.values()) {
+    for (const { workspaceId } of this.poller.items()) {
       held.set(workspaceId, (held.get(workspaceId) ?? 0) + 1);
     }
     return held;
@@ -256,42 +224,15 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     return true;
   }
 
-  private launch(first: ClaimedStep): void {
-    const abort = new AbortController();
-    this.inFlight.set(first.id, { runId: first.runId, workspaceId: first.workspaceId, abort });
-    void (async () => {
-      let current: ClaimedStep | null = first;
-      let currentAbort = abort;
-      try {
-        while (current) {
-          const next = await this.runStep(current, currentAbort);
-          this.inFlight.delete(current.id);
-          current = next;
-          if (current) {
-            currentAbort = new AbortController();
-            this.inFlight.set(current.id, {
-              runId: current.runId,
-              workspaceId: current.workspaceId,
-              abort: currentAbort,
-            });
-          }
-        }
-      } finally {
-        if (current) this.inFlight.delete(current.id);
-        if (this.inFlight.size === 0 && this.idle) this.idle();
-        this.wake();
-      }
-    })();
-  }
-
   /**
-   * Executes one step and records its outcome; returns the run's next step to continue with, if any.
-   * When the outcome cannot be recorded, the step is handed back (and counted, see handBack).
+   * Executes one step and records its outcome; returns the run's next step to continue with, if any
+   * (it takes this step's slot). When the outcome cannot be recorded, the step is handed back (and
+   * counted, see handBack).
    */
-  private async runStep(claimed: ClaimedStep, abort: AbortController): Promise<ClaimedStep | null> {
+  private async runStep(claimed: ClaimedStep, signal: AbortSignal): Promise<ClaimedStep | null> {
     const buffered: BufferedWork = { events: [], writes: [] };
     try {
-      return await this.executeAndRecord(claimed, abort, buffered);
+      return await this.executeAndRecord(claimed, signal, buffered);
     } catch (err) {
       await this.handBack(claimed, err, buffered);
       return null;
@@ -300,7 +241,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   private async executeAndRecord(
     claimed: ClaimedStep,
-    abort: AbortController,
+    signal: AbortSignal,
     buffered: BufferedWork,
   ): Promise<ClaimedStep | null> {
     const steps = await this.definitionSteps(claimed.run.definitionId);
@@ -314,7 +255,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         retryable: false,
       };
     } else {
-      const signals = [abort.signal];
+      const signals = [signal];
       // external_event uses timeoutMs as its signal deadline, llm as a per-call limit (design §5).
       if (step.timeoutMs !== undefined && step.type !== 'external_event' && step.type !== 'llm') {
         // Clamped for definitions stored before timeoutMs was bounded at creation.
@@ -353,7 +294,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       resultMaxBytes: this.config.executor.resultMaxBytes,
       stateMaxBytes: this.config.executor.stateMaxBytes,
     });
-    if (abort.signal.aborted && !this.running) {
+    if (signal.aborted && !this.poller.running) {
       // Shutting down: the step is handed back rather than recorded as failed.
       return null;
     }
@@ -362,7 +303,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       steps,
       outcome,
       buffered,
-      this.running && this.continuesHere(claimed.workspaceId),
+      this.poller.running && this.continuesHere(claimed.workspaceId),
     );
     if (wakeAt) this.wakeAt(wakeAt);
     return next;
@@ -411,7 +352,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
    * (the database itself is failing), the step is handed back for the next sweep, still unexecuted.
    */
   private async failUnrecorded(): Promise<void> {
-    if (!this.running) return;
+    if (!this.poller.running) return;
     const claimed = await this.queue.claimUnrecorded(UNRECORDED_BATCH).catch((err: unknown) => {
       this.logger.error({ err }, 'claiming unrecordable steps failed');
       return [];
@@ -510,15 +451,14 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   private async extendLeases(): Promise<void> {
-    if (this.inFlight.size === 0) return;
+    const held = this.poller.items().map((step) => step.id);
+    if (held.length === 0) return;
     await this.queue
-      .extendLeases([...this.inFlight.keys()])
+      .extendLeases(held)
       .catch((err: unknown) => this.logger.error({ err }, 'extending leases failed'));
   }
 
   private abortRun(runId: string): void {
-    for (const entry of this.inFlight.values()) {
-      if (entry.runId === runId) entry.abort.abort(new Error('run cancelled'));
-    }
+    this.poller.abort((step) => step.runId === runId, 'run cancelled');
   }
 }

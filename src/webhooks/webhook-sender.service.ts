@@ -1,5 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import {
   BeforeApplicationShutdown,
   Inject,
@@ -10,9 +8,8 @@ import {
 import { SchedulerRegistry } from '@nestjs/schedule';
 import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
-import { CoalescedTask } from '../common/coalesced-task';
 import { sanitizeText } from '../common/json-safety';
-import { PgListener } from '../common/pg-listener';
+import { LeasedPoller } from '../common/leased-poller';
 import { pgPool } from '../common/database';
 import { safeRequest } from '../common/safe-http';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -62,26 +59,37 @@ type AttemptResult =
 @Injectable()
 export class WebhookSenderService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger(WebhookSenderService.name);
-  readonly senderId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  readonly senderId: string;
   private readonly pool: Pool;
-  /** Attempts in flight: delivery id -> its webhook, its workspace and its abort controller. */
-  private readonly inFlight = new Map<
-    string,
-    { webhookId: string; workspaceId: string; abort: AbortController }
-  >();
+  /** Attempts in flight, MAX_IN_FLIGHT at most. */
+  private readonly poller: LeasedPoller<ClaimedDelivery>;
   private readonly retryTimers = new Set<NodeJS.Timeout>();
-  private listener?: PgListener;
-  private running = false;
-  private readonly filler = new CoalescedTask(() => this.fill());
-  private idle?: () => void;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     db: DataSource,
-    private readonly scheduler: SchedulerRegistry,
+    scheduler: SchedulerRegistry,
     private readonly secrets: WebhookSecretsService,
   ) {
     this.pool = pgPool(db);
+    this.poller = new LeasedPoller<ClaimedDelivery>(this.logger, scheduler, {
+      pollName: POLL_INTERVAL_NAME,
+      pollIntervalMs: config.executor.pollIntervalMs,
+      poll: () => this.tick(),
+      capacity: MAX_IN_FLIGHT,
+      claim: (free) => this.claim(free),
+      claimFailed: 'claiming webhook deliveries failed',
+      run: (row, signal) =>
+        this.deliver(row, signal).catch((err: unknown) => {
+          // The row stays claimed until its lease ends; then it comes due again.
+          this.logger.error({ err, deliveryId: row.id }, 'recording a webhook delivery failed');
+        }),
+      listen: { url: config.databaseUrl!, channels: [WEBHOOK_READY_CHANNEL], label: 'webhook' },
+      graceMs: Math.min(config.webhooks.timeoutMs + 1000, SHUTDOWN_GRACE_MAX_MS),
+      abortReason: 'sender shutting down',
+      releaseAll: () => this.releaseAll(),
+    });
+    this.senderId = this.poller.workerId;
   }
 
   private get maxAttempts(): number {
@@ -94,19 +102,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
 
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.executor.enabled) return;
-    this.running = true;
-    this.listener = new PgListener({
-      url: this.config.databaseUrl!,
-      channels: [WEBHOOK_READY_CHANNEL],
-      onNotify: () => this.wake(),
-      onReconnect: () => this.wake(),
-      logger: this.logger,
-      label: 'webhook',
-    });
-    await this.listener.start();
-    const poll = setInterval(() => this.tick(), this.config.executor.pollIntervalMs);
-    poll.unref();
-    this.scheduler.addInterval(POLL_INTERVAL_NAME, poll);
+    await this.poller.start();
     this.logger.log(
       `webhook sender ${this.senderId} started: delays ${this.config.webhooks.retryDelaysMs.join(',')} ms, ` +
         `timeout ${this.config.webhooks.timeoutMs} ms, private networks ` +
@@ -117,39 +113,27 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
 
   /** Stops claiming, lets attempts in flight finish (bounded), hands back the ones cut short. */
   async beforeApplicationShutdown(): Promise<void> {
-    const wasRunning = this.running;
-    this.running = false;
-    if (this.scheduler.doesExist('interval', POLL_INTERVAL_NAME)) {
-      this.scheduler.deleteInterval(POLL_INTERVAL_NAME);
-    }
+    // The poll finds these retries anyway; their timers would only wake a loop that is stopping.
     for (const timer of this.retryTimers) clearTimeout(timer);
     this.retryTimers.clear();
-    if (wasRunning && this.inFlight.size > 0) {
-      const grace = Math.min(this.config.webhooks.timeoutMs + 1000, SHUTDOWN_GRACE_MAX_MS);
-      await Promise.race([
-        new Promise<void>((resolve) => (this.idle = resolve)),
-        new Promise((resolve) => setTimeout(resolve, grace).unref()),
-      ]);
-    }
-    for (const { abort } of this.inFlight.values()) abort.abort(new Error('sender shutting down'));
-    if (wasRunning) {
-      const released = await this.pool
-        .query(SQL.RELEASE_SENDER_DELIVERIES, [this.senderId])
-        .catch(() => null);
-      if (released?.rowCount) {
-        this.logger.log(`handed back ${released.rowCount} unfinished webhook delivery(ies)`);
-      }
-    }
-    await this.listener?.stop();
+    await this.poller.stop();
   }
 
   /** Asks the loop to look for due deliveries now. */
   wake(): void {
-    if (this.running) this.filler.trigger();
+    this.poller.wake();
+  }
+
+  private async releaseAll(): Promise<void> {
+    const released = await this.pool
+      .query(SQL.RELEASE_SENDER_DELIVERIES, [this.senderId])
+      .catch(() => null);
+    if (released?.rowCount) {
+      this.logger.log(`handed back ${released.rowCount} unfinished webhook delivery(ies)`);
+    }
   }
 
   private tick(): void {
-    if (!this.running) return;
     this.pool.query(SQL.EXPIRE_EXHAUSTED, [this.maxAttempts]).then(
       (res) => {
         if (res.rowCount) {
@@ -164,48 +148,22 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
   }
 
   /**
-   * Claims until every slot is busy or nothing more may be claimed: the claim takes turns across
-   * workspaces and leaves a webhook's deliveries beyond WEBHOOK_ENDPOINT_CONCURRENCY in the table.
+   * Claims up to `free` due deliveries: the claim takes turns across workspaces and leaves a webhook's
+   * deliveries beyond WEBHOOK_ENDPOINT_CONCURRENCY in the table.
    */
-  private async fill(): Promise<void> {
-    try {
-      while (this.running) {
-        const free = MAX_IN_FLIGHT - this.inFlight.size;
-        if (free <= 0) break;
-        const flying = [...this.inFlight.values()];
-        const claimed = await this.pool.query<ClaimedDelivery>(SQL.CLAIM_DELIVERIES, [
-          this.senderId,
-          free,
-          this.leaseMs,
-          this.maxAttempts,
-          this.config.webhooks.retryDelaysMs[0] ?? 0,
-          flying.map((f) => f.webhookId),
-          flying.map((f) => f.workspaceId),
-          this.config.webhooks.endpointConcurrency,
-        ]);
-        for (const row of claimed.rows) this.launch(row);
-        if (claimed.rows.length < free) break;
-      }
-    } catch (err) {
-      this.logger.error({ err }, 'claiming webhook deliveries failed');
-    }
-  }
-
-  private launch(row: ClaimedDelivery): void {
-    const abort = new AbortController();
-    this.inFlight.set(row.id, { webhookId: row.webhook_id, workspaceId: row.workspace_id, abort });
-    void (async () => {
-      try {
-        await this.deliver(row, abort.signal);
-      } catch (err) {
-        // The row stays claimed until its lease ends; then it comes due again.
-        this.logger.error({ err, deliveryId: row.id }, 'recording a webhook delivery failed');
-      } finally {
-        this.inFlight.delete(row.id);
-        if (this.inFlight.size === 0 && this.idle) this.idle();
-        this.wake();
-      }
-    })();
+  private async claim(free: number): Promise<ClaimedDelivery[]> {
+    const flying = this.poller.items();
+    const claimed = await this.pool.query<ClaimedDelivery>(SQL.CLAIM_DELIVERIES, [
+      this.senderId,
+      free,
+      this.leaseMs,
+      this.maxAttempts,
+      this.config.webhooks.retryDelaysMs[0] ?? 0,
+      flying.map((f) => f.webhook_id),
+      flying.map((f) => f.workspace_id),
+      this.config.webhooks.endpointConcurrency,
+    ]);
+    return claimed.rows;
   }
 
   private async deliver(row: ClaimedDelivery, signal: AbortSignal): Promise<void> {
@@ -214,7 +172,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
       return;
     }
     const result = await this.attempt(row, signal);
-    if (signal.aborted && !this.running) return; // handed back by the shutdown
+    if (signal.aborted && !this.poller.running) return; // handed back by the shutdown
     const args = [row.id, this.senderId, row.attempts];
     if (result.ok) {
       await this.pool.query(SQL.RECORD_DELIVERED, [...args, result.statusCode]);
@@ -279,7 +237,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
 
   /** A scheduled retry is found by the poll anyway; the timer makes it go out on time. */
   private wakeAfter(ms: number): void {
-    if (!this.running) return;
+    if (!this.poller.running) return;
     const timer = setTimeout(() => {
       this.retryTimers.delete(timer);
       this.wake();

@@ -1,0 +1,59 @@
+import { Injectable, OnModuleInit } from '@nestjs/common';
+import { DiscoveryService } from '@nestjs/core';
+import type { StepExecutor } from './step-executor';
+import type { StepTypeDescriptor } from './step-type';
+
+/** What one StepTypesModule.register() call contributes: its descriptors and their executors. */
+export class StepTypeRegistration {
+  constructor(
+    readonly entries: ReadonlyArray<{ descriptor: StepTypeDescriptor; executor: unknown }>,
+  ) {}
+}
+
+/**
+ * Every step type registered with StepTypesModule.register(), from any module, collected once at boot
+ * in registration order. A type registered twice, or whose executor cannot execute, fails the boot:
+ * a definition must never be accepted for a type that no executor runs.
+ */
+@Injectable()
+export class StepTypeRegistry implements OnModuleInit {
+  private readonly registered = new Map<
+    string,
+    { descriptor: StepTypeDescriptor; executor: StepExecutor }
+  >();
+
+  constructor(private readonly discovery: DiscoveryService) {}
+
+  onModuleInit(): void {
+    for (const { instance } of this.discovery.getProviders()) {
+      if (!(instance instanceof StepTypeRegistration)) continue;
+      for (const { descriptor, executor } of instance.entries) {
+        const { type } = descriptor;
+        if (this.registered.has(type)) throw new Error(`step type "${type}" is registered twice`);
+        if (typeof (executor as Partial<StepExecutor> | null)?.execute !== 'function') {
+          throw new Error(
+            `step type "${type}": its executor ${descriptor.executor.name} has no execute method`,
+          );
+        }
+        this.registered.set(type, { descriptor, executor: executor as StepExecutor });
+      }
+    }
+  }
+
+  get(type: string): StepTypeDescriptor | undefined {
+    return this.registered.get(type)?.descriptor;
+  }
+
+  /** The registered types, in registration order (the order error messages list them in). */
+  types(): string[] {
+    return [...this.registered.keys()];
+  }
+
+  descriptors(): StepTypeDescriptor[] {
+    return [...this.registered.values()].map((r) => r.descriptor);
+  }
+
+  executorFor(type: string): StepExecutor | undefined {
+    return this.registered.get(type)?.executor;
+  }
+}

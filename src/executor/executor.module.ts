@@ -3,10 +3,10 @@ import { DiscoveryModule } from '@nestjs/core';
 import { ExpressionsModule } from '../expressions/expressions.module';
 import { HandlersModule } from '../handlers/handlers.module';
 import { ExecutorService } from './executor.service';
-import { ConditionStepExecutor } from './steps/condition.step';
-import { ExternalEventStepExecutor } from './steps/external-event.step';
-import { TaskStepExecutor } from './steps/task.step';
-import { WaitStepExecutor } from './steps/wait.step';
+import { ConditionStepExecutor } from '../step-types/condition/condition.step';
+import { ExternalEventStepExecutor } from '../step-types/external-event/external-event.step';
+import { TaskStepExecutor } from '../step-types/task/task.step';
+import { WaitStepExecutor } from '../step-types/wait/wait.step';
 
 /**
  * The durable executor. Step types are providers marked with @StepExecutorFor; other modules (LLM,

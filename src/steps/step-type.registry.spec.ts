@@ -1,10 +1,14 @@
 import { Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { IsString } from 'class-validator';
+import { IsOptional, IsString, Length } from 'class-validator';
+import { externalEventStepType } from '../step-types/external-event/external-event.step-type';
+import { waitStepType } from '../step-types/wait/wait.step-type';
+import { BaseStepDto } from './step-dtos';
 import type { StepExecutor, StepOutcome } from './step-executor';
 import type { StepTypeDescriptor } from './step-type';
 import { StepTypeRegistry } from './step-type.registry';
 import { StepTypesModule } from './step-types.module';
+import { validateSteps } from './validate-steps';
 
 class PlainStepDto {
   @IsString() type: string;
@@ -126,5 +130,51 @@ describe('StepTypeRegistry', () => {
     await expect(boot([StepTypesModule.register([silent])])).rejects.toThrow(
       'step type "silent": its executor SilentExecutor has no execute method',
     );
+  });
+
+  it('validates the steps of a registered extra type with its DTO, its check and its jump fields', async () => {
+    class NotifyStepDto extends BaseStepDto {
+      @IsString() @Length(1, 100) channel: string;
+      @IsOptional() @IsString() text?: string;
+      @IsOptional() @IsString() onFailure?: string;
+    }
+    const notifyStepType = stepType('notify', {
+      dto: NotifyStepDto,
+      check(step, add) {
+        if (step.channel === 'sms' && typeof step.text === 'string' && step.text.length > 160) {
+          add('text', 'an sms holds at most 160 characters');
+        }
+      },
+      jumpFields: ['onFailure'],
+    });
+    const moduleRef = await boot([
+      StepTypesModule.register([waitStepType, externalEventStepType, notifyStepType]),
+    ]);
+    const stepTypes = moduleRef.get(StepTypeRegistry).descriptors();
+    const wait = { type: 'wait', name: 'pause', durationMs: 10 };
+    const notify = { type: 'notify', name: 'tell', channel: 'sms', text: 'hi', onFailure: 'pause' };
+    expect(validateSteps([wait, notify], stepTypes).errors).toEqual([]);
+    expect(
+      validateSteps(
+        [
+          wait,
+          { ...notify, text: 'x'.repeat(161), onFailure: 'nowhere', priority: 1 },
+          { type: 'notify', name: 'again' },
+          { type: 'task', name: 'work', handler: 'noop' },
+        ],
+        stepTypes,
+      ).errors,
+    ).toEqual([
+      { field: 'steps[1].priority', message: 'is not allowed' },
+      { field: 'steps[1].text', message: 'an sms holds at most 160 characters' },
+      {
+        field: 'steps[2].channel',
+        message: 'channel must be longer than or equal to 1 characters',
+      },
+      { field: 'steps[2].channel', message: 'channel must be a string' },
+      { field: 'steps[3].type', message: 'must be one of wait, external_event, notify' },
+      { field: 'steps[1].onFailure', message: 'no step named "nowhere"' },
+    ]);
+    await moduleRef.close();
   });
 });

@@ -2,12 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { jsonBytes } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { retryPolicyOf, type ApprovalStep } from '../steps/step-definition';
-import {
-  StepExecutorFor,
-  type StepContext,
-  type StepExecutor,
-  type StepOutcome,
-} from '../steps/step-executor';
+import type { StepContext, StepExecutor, StepOutcome } from '../steps/step-executor';
 import { enqueueWebhookEvent } from '../queue/outbox';
 import { APPROVAL_SIGNAL, ApprovalsRepository, type DecisionSignal } from './approvals.repository';
 import { contentAt, isPlainObject, statePatchAt } from './content';
@@ -28,7 +23,6 @@ function decisionOf(ctx: StepContext): DecisionSignal | undefined {
  * rejection in the state; a new request is made when the run comes back here.
  */
 @Injectable()
-@StepExecutorFor('approval')
 export class ApprovalStepExecutor implements StepExecutor {
   constructor(
     private readonly approvals: ApprovalsRepository,

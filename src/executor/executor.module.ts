@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
 import { ExecutorService } from './executor.service';
 
 /**
  * The durable executor. Step types and their executors are registered with StepTypesModule (the
- * built-ins in AppModule); the executor discovers their executors at boot.
+ * built-ins in AppModule); the executor finds them in the StepTypeRegistry.
  */
 @Module({
-  imports: [DiscoveryModule],
   providers: [ExecutorService],
   exports: [ExecutorService],
 })

@@ -393,6 +393,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       continueHere,
       now: Date.now(),
       newId: timeOrderedUuid,
+      defaultMaxAttempts: (type) => this.stepTypes.defaultMaxAttempts(type),
     });
     const written = await this.queue.record(claimed, plan, buffered);
     return { next: written.next, wakeAt: written.recorded ? plan.wakeAt : null };

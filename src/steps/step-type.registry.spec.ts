@@ -78,6 +78,8 @@ describe('StepTypeRegistry', () => {
     expect(registry.get('greeting')).toBe(greeting);
     expect(registry.get('a')?.ownsTimeout).toBe(true);
     expect(registry.get('missing')).toBeUndefined();
+    expect(registry.defaultMaxAttempts('greeting')).toBe(3);
+    expect(registry.defaultMaxAttempts('missing')).toBe(1);
     expect(registry.executorFor('b')).toBeInstanceOf(EchoExecutor);
     const executor = registry.executorFor('greeting');
     expect(executor).toBeInstanceOf(GreetingExecutor);

@@ -53,6 +53,14 @@ export class StepTypeRegistry implements OnModuleInit {
     return [...this.registered.values()].map((r) => r.descriptor);
   }
 
+  /**
+   * Attempts of a step that sets no `retry.maxAttempts`; 1 for a type no longer registered, whose
+   * steps fail without a retry anyway (no executor).
+   */
+  defaultMaxAttempts(type: string): number {
+    return this.get(type)?.defaultMaxAttempts ?? 1;
+  }
+
   executorFor(type: string): StepExecutor | undefined {
     return this.registered.get(type)?.executor;
   }

@@ -3,7 +3,7 @@ import { ApprovalStepDto } from './approval-step.dto';
 import { ApprovalStepExecutor } from './approval.step';
 import { ApprovalsModule } from './approvals.module';
 
-/** `approval`: pauses the run on an approval request; a rejection may go back to `regenerateFrom`. */
+/** `approval`: pauses the run on an approval request; a rejection may return to `regenerateFrom`. */
 export const approvalStepType: StepTypeDescriptor = {
   type: 'approval',
   dto: ApprovalStepDto,

@@ -86,7 +86,7 @@ export interface ResolvedRetryPolicy {
   maxDelayMs: number;
 }
 
-/** The step's retry policy; attempts default to its type's (StepTypeDescriptor.defaultMaxAttempts). */
+/** The step's retry policy; attempts default to its type's (the descriptor's defaultMaxAttempts). */
 export function retryPolicyOf(
   step: StepDefinition,
   defaultMaxAttempts: number,

@@ -18,7 +18,7 @@ export interface StepTypeDescriptor {
   check?(step: Record<string, unknown>, add: (field: string, message: string) => void): void;
   /** Fields that name another step of the definition (a jump target). */
   readonly jumpFields?: readonly string[];
-  /** Attempts when the step sets no `retry.maxAttempts` (design §4: 3 for task and llm, 1 others). */
+  /** Attempts when a step sets no `retry.maxAttempts` (design §4: 3 for task and llm, else 1). */
   readonly defaultMaxAttempts: number;
   /**
    * The type reads `timeoutMs` itself (external_event: a due time for its signal; llm: a limit per

@@ -15,9 +15,10 @@ class StepTypeRegistryModule {}
 @Module({})
 export class StepTypesModule {
   /**
-   * Registers step types: provides their executors, with the modules their dependencies come from,
-   * and hands the descriptors to the StepTypeRegistry. Any module may import its own register() call
-   * (an extension adds its types so); types keep the order of the calls, then of each list.
+   * Registers step types: provides their executors, with the modules their dependencies come
+   * from, and hands the descriptors to the StepTypeRegistry. Any module may import its own
+   * register() call (an extension adds its types so); types keep the order of the calls, then of
+   * each list.
    */
   static register(descriptors: readonly StepTypeDescriptor[]): DynamicModule {
     for (const { type, executor } of descriptors) {

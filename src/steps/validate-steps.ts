@@ -45,8 +45,8 @@ export function validateSteps(
       }
     }
   });
-  // Jump targets must name a step of this definition. Every type's jump fields are looked at on every
-  // step: one on a step of another type is reported here too, besides being refused by its DTO.
+  // Jump targets must name a step of this definition. Every type's jump fields are looked for on
+  // every step: one on a step of another type is reported here as well as refused by its DTO.
   const jumpFields = [...new Set(stepTypes.flatMap((d) => d.jumpFields ?? []))];
   raw.forEach((step, i) => {
     if (!isPlainObject(step)) return;

@@ -10,47 +10,57 @@ export class StepTypeRegistration {
   ) {}
 }
 
+type Registered = Map<string, { descriptor: StepTypeDescriptor; executor: StepExecutor }>;
+
 /**
- * Every step type registered with StepTypesModule.register(), from any module, collected once at boot
- * in registration order. A type registered twice, or whose executor cannot execute, fails the boot:
- * a definition must never be accepted for a type that no executor runs.
+ * Every step type registered with StepTypesModule.register(), from any module, collected once at
+ * boot in registration order. A type registered twice, or whose executor cannot execute, fails the
+ * boot: a definition must never be accepted for a type that no executor runs.
  */
 @Injectable()
 export class StepTypeRegistry implements OnModuleInit {
-  private readonly registered = new Map<
-    string,
-    { descriptor: StepTypeDescriptor; executor: StepExecutor }
-  >();
+  private collected?: Registered;
 
   constructor(private readonly discovery: DiscoveryService) {}
 
   onModuleInit(): void {
+    this.registered();
+  }
+
+  /**
+   * Collected at module init, or at the first question when that comes sooner: the OpenAPI
+   * document, which lists the types, is built before the application is initialised.
+   */
+  private registered(): Registered {
+    if (this.collected) return this.collected;
+    const registered: Registered = new Map();
     for (const { instance } of this.discovery.getProviders()) {
       if (!(instance instanceof StepTypeRegistration)) continue;
       for (const { descriptor, executor } of instance.entries) {
         const { type } = descriptor;
-        if (this.registered.has(type)) throw new Error(`step type "${type}" is registered twice`);
+        if (registered.has(type)) throw new Error(`step type "${type}" is registered twice`);
         if (typeof (executor as Partial<StepExecutor> | null)?.execute !== 'function') {
           throw new Error(
             `step type "${type}": its executor ${descriptor.executor.name} has no execute method`,
           );
         }
-        this.registered.set(type, { descriptor, executor: executor as StepExecutor });
+        registered.set(type, { descriptor, executor: executor as StepExecutor });
       }
     }
+    return (this.collected = registered);
   }
 
   get(type: string): StepTypeDescriptor | undefined {
-    return this.registered.get(type)?.descriptor;
+    return this.registered().get(type)?.descriptor;
   }
 
   /** The registered types, in registration order (the order error messages list them in). */
   types(): string[] {
-    return [...this.registered.keys()];
+    return [...this.registered().keys()];
   }
 
   descriptors(): StepTypeDescriptor[] {
-    return [...this.registered.values()].map((r) => r.descriptor);
+    return [...this.registered().values()].map((r) => r.descriptor);
   }
 
   /**
@@ -62,6 +72,6 @@ export class StepTypeRegistry implements OnModuleInit {
   }
 
   executorFor(type: string): StepExecutor | undefined {
-    return this.registered.get(type)?.executor;
+    return this.registered().get(type)?.executor;
   }
 }

@@ -11,6 +11,8 @@ import { DefinitionsModule } from './definitions/definitions.module';
 import { ExecutorModule } from './executor/executor.module';
 import { HandlersModule } from './handlers/handlers.module';
 import { RunsModule } from './runs/runs.module';
+import { BUILTIN_STEP_TYPES } from './step-types/builtin-step-types';
+import { StepTypesModule } from './steps/step-types.module';
 import { ApiKeyGuard } from './common/api-key.guard';
 import { DatabaseModule } from './common/database';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
@@ -69,6 +71,7 @@ export class AppModule {
         DefinitionsModule,
         RunsModule,
         HandlersModule,
+        StepTypesModule.register(BUILTIN_STEP_TYPES),
         ExecutorModule,
         LlmModule,
         ApprovalsModule,

@@ -7,6 +7,8 @@ import { AppModule } from './app.module';
 import { accessLog, answerClientErrors, jsonBody, requestId } from './common/http-middleware';
 import { PinoNestLogger } from './common/logger';
 import type { AppConfig } from './config/app-config';
+import { documentStepTypes } from './definitions/dto/definition.dto';
+import { StepTypeRegistry } from './steps/step-type.registry';
 
 /**
  * Builds the HTTP application for a resolved configuration (the database URL known and migrated). Shared
@@ -43,6 +45,7 @@ export async function createApp(
       .addApiKey({ type: 'apiKey', name: 'x-api-key', in: 'header' }, 'api-key')
       .build(),
   );
+  documentStepTypes(document, app.get(StepTypeRegistry).types());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
   return app;
 }

@@ -2,12 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { jsonBytes } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { retryPolicyOf, type ApprovalStep } from '../steps/step-definition';
-import {
-  StepExecutorFor,
-  type StepContext,
-  type StepExecutor,
-  type StepOutcome,
-} from '../steps/step-executor';
+import { StepTypeRegistry } from '../steps/step-type.registry';
+import type { StepContext, StepExecutor, StepOutcome } from '../steps/step-executor';
 import { enqueueWebhookEvent } from '../queue/outbox';
 import { APPROVAL_SIGNAL, ApprovalsRepository, type DecisionSignal } from './approvals.repository';
 import { contentAt, isPlainObject, statePatchAt } from './content';
@@ -28,11 +24,11 @@ function decisionOf(ctx: StepContext): DecisionSignal | undefined {
  * rejection in the state; a new request is made when the run comes back here.
  */
 @Injectable()
-@StepExecutorFor('approval')
 export class ApprovalStepExecutor implements StepExecutor {
   constructor(
     private readonly approvals: ApprovalsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly stepTypes: StepTypeRegistry,
   ) {}
 
   async execute(ctx: StepContext): Promise<StepOutcome> {
@@ -154,7 +150,8 @@ export class ApprovalStepExecutor implements StepExecutor {
       case 'rejected': {
         const why = `rejected by ${d.decidedBy}${d.comment ? `: ${d.comment}` : ''}`;
         const rejections = await this.approvals.countRejections(ctx.runId, step.name);
-        if (rejections >= retryPolicyOf(step).maxAttempts) {
+        const { maxAttempts } = retryPolicyOf(step, this.stepTypes.defaultMaxAttempts(step.type));
+        if (rejections >= maxAttempts) {
           return { kind: 'fail', error: why, retryable: false };
         }
         let target = ctx.stepIndex - 1;

@@ -9,9 +9,10 @@ import {
 import { isUuid } from '../common/ids';
 import { jsonWithin } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { StepTypeRegistry } from '../steps/step-type.registry';
+import { validateSteps } from '../steps/validate-steps';
 import { DefinitionRow, DefinitionsRepository } from './definitions.repository';
 import { CreateDefinitionDto, DefinitionDto } from './dto/definition.dto';
-import { validateSteps } from './steps/validate-steps';
 
 function toDto(row: DefinitionRow): DefinitionDto {
   return {
@@ -31,6 +32,7 @@ export class DefinitionsService {
   constructor(
     private readonly repo: DefinitionsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly stepTypes: StepTypeRegistry,
   ) {}
 
   async create(workspaceId: string, dto: CreateDefinitionDto): Promise<DefinitionDto> {
@@ -38,7 +40,7 @@ export class DefinitionsService {
     // The size first: validating steps compiles their expressions and patterns, work that must stay
     // bounded by MAX_DEFINITION_BYTES rather than by the 1 MiB body limit.
     jsonWithin(dto.steps, definitionBytes, 'steps', 'MAX_DEFINITION_BYTES');
-    const { steps, errors } = validateSteps(dto.steps);
+    const { steps, errors } = validateSteps(dto.steps, this.stepTypes.descriptors());
     if (errors.length > 0) throw new ValidationError(errors);
     const stepsJson = jsonWithin(steps, definitionBytes, 'steps', 'MAX_DEFINITION_BYTES');
     try {

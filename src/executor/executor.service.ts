@@ -5,7 +5,6 @@ import {
   Logger,
   OnApplicationBootstrap,
 } from '@nestjs/common';
-import { DiscoveryService, Reflector } from '@nestjs/core';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { Database } from '../common/database';
 import { isDatabaseUnavailable } from '../common/errors';
@@ -14,7 +13,8 @@ import { sanitizeText } from '../common/json-safety';
 import { LeasedPoller } from '../common/leased-poller';
 import { timerDelay } from '../common/timers';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import type { StepDefinition, StepType } from '../steps/step-definition';
+import type { StepDefinition } from '../steps/step-definition';
+import { StepTypeRegistry } from '../steps/step-type.registry';
 import { timeOrderedUuid } from '../common/ids';
 import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL } from '../queue/channels';
 import type { BufferedWork, ClaimedStep } from '../queue/outcome-plan';
@@ -22,7 +22,7 @@ import { StepQueue } from '../queue/step-queue';
 import { DefinitionCache } from './definition-cache';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
 import { planOutcome } from './outcome-planner';
-import { STEP_EXECUTOR_TYPE, type StepExecutor, type StepOutcome } from '../steps/step-executor';
+import type { StepOutcome } from '../steps/step-executor';
 
 const SHUTDOWN_GRACE_MS = 25_000;
 /** Steps whose failure one sweep records (CLAIM_UNRECORDED_STEPS); the next tick takes any rest. */
@@ -56,7 +56,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly logger = new Logger(ExecutorService.name);
   readonly workerId: string;
   private readonly queue: StepQueue;
-  private readonly executors = new Map<string, StepExecutor>();
   private readonly definitions: DefinitionCache;
   /** Claims steps into EXECUTOR_CONCURRENCY slots; a run keeps its slot from step to step. */
   private readonly poller: LeasedPoller<ClaimedStep>;
@@ -70,8 +69,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     db: Database,
-    private readonly discovery: DiscoveryService,
-    private readonly reflector: Reflector,
+    private readonly stepTypes: StepTypeRegistry,
     scheduler: SchedulerRegistry,
   ) {
     this.poller = new LeasedPoller<ClaimedStep>(this.logger, scheduler, {
@@ -107,11 +105,6 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    for (const wrapper of this.discovery.getProviders()) {
-      if (!wrapper.instance || !wrapper.metatype) continue;
-      const type = this.reflector.get<StepType | undefined>(STEP_EXECUTOR_TYPE, wrapper.metatype);
-      if (type) this.executors.set(type, wrapper.instance as StepExecutor);
-    }
     // Cancellation must reach in-flight steps on every process, even one that only serves the API.
     await this.poller.listen();
     if (!this.config.executor.enabled) {
@@ -124,7 +117,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     this.heartbeat.unref();
     this.logger.log(
       `executor ${this.workerId} started: concurrency ${this.config.executor.concurrency}, ` +
-        `step types ${[...this.executors.keys()].join(', ')}`,
+        `step types ${this.stepTypes.types().join(', ')}`,
     );
     this.wake();
   }
@@ -246,7 +239,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   ): Promise<ClaimedStep | null> {
     const steps = await this.definitionSteps(claimed.run.definitionId);
     const step = steps[claimed.stepIndex];
-    const executor = this.executors.get(step.type);
+    const executor = this.stepTypes.executorFor(step.type);
     let outcome: StepOutcome;
     if (!executor) {
       outcome = {
@@ -257,7 +250,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     } else {
       const signals = [signal];
       // external_event uses timeoutMs as its signal deadline, llm as a per-call limit (design §5).
-      if (step.timeoutMs !== undefined && step.type !== 'external_event' && step.type !== 'llm') {
+      if (step.timeoutMs !== undefined && !this.stepTypes.get(step.type)?.ownsTimeout) {
         // Clamped for definitions stored before timeoutMs was bounded at creation.
         signals.push(AbortSignal.timeout(timerDelay(step.timeoutMs)));
       }
@@ -400,6 +393,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       continueHere,
       now: Date.now(),
       newId: timeOrderedUuid,
+      defaultMaxAttempts: (type) => this.stepTypes.defaultMaxAttempts(type),
     });
     const written = await this.queue.record(claimed, plan, buffered);
     return { next: written.next, wakeAt: written.recorded ? plan.wakeAt : null };

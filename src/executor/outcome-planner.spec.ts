@@ -1,4 +1,5 @@
 import type { ClaimedStep } from '../queue/outcome-plan';
+import { BUILTIN_STEP_TYPES } from '../step-types/builtin-step-types';
 import type { StepDefinition } from '../steps/step-definition';
 import type { StepOutcome } from '../steps/step-executor';
 import { MAX_STEPS_PER_RUN, planOutcome, type PlanInput } from './outcome-planner';
@@ -43,6 +44,8 @@ function plan(outcome: StepOutcome, over: Partial<PlanInput> = {}) {
     continueHere: true,
     now: NOW,
     newId: () => `new-${++n}`,
+    defaultMaxAttempts: (type) =>
+      BUILTIN_STEP_TYPES.find((d) => d.type === type)!.defaultMaxAttempts,
     ...over,
   });
 }

@@ -22,6 +22,8 @@ export interface PlanInput {
   now: number;
   /** Makes the id of a step run this outcome creates. */
   newId: () => string;
+  /** Attempts of a step of this type that sets no `retry.maxAttempts` (its descriptor's). */
+  defaultMaxAttempts: (type: string) => number;
 }
 
 /**
@@ -108,7 +110,8 @@ function planFail(input: PlanInput, outcome: Extract<StepOutcome, { kind: 'fail'
     }),
   ];
   const base = { events, effects: outcome.effects ?? null };
-  const policy = retryPolicyOf(steps[claimed.stepIndex]);
+  const failed = steps[claimed.stepIndex];
+  const policy = retryPolicyOf(failed, input.defaultMaxAttempts(failed.type));
   if (outcome.retryable && outcome.jumpTo === undefined && claimed.attempt < policy.maxAttempts) {
     const attempt = claimed.attempt + 1;
     const delayMs = retryDelayMs(policy, attempt);

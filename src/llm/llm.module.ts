@@ -1,14 +1,10 @@
 import { Module } from '@nestjs/common';
-import { CostsModule } from '../costs/costs.module';
-import { HandlersModule } from '../handlers/handlers.module';
-import { LlmStepExecutor } from './llm.step';
 import { LlmPricing } from './pricing';
 import { LlmProviders } from './providers';
 
-/** The `llm` step type (found by the executor through its decorator), its providers and pricing. */
+/** LLM providers and pricing; the `llm` step type itself is registered by its descriptor. */
 @Module({
-  imports: [HandlersModule, CostsModule],
-  providers: [LlmProviders, LlmPricing, LlmStepExecutor],
-  exports: [LlmPricing],
+  providers: [LlmProviders, LlmPricing],
+  exports: [LlmProviders, LlmPricing],
 })
 export class LlmModule {}

@@ -13,12 +13,7 @@ import { renderString, TemplateError } from '../common/templates';
 import { timerDelay } from '../common/timers';
 import { CostsRepository } from '../costs/costs.repository';
 import type { LlmStep } from '../steps/step-definition';
-import {
-  StepExecutorFor,
-  type StepContext,
-  type StepExecutor,
-  type StepOutcome,
-} from '../steps/step-executor';
+import type { StepContext, StepExecutor, StepOutcome } from '../steps/step-executor';
 import { TaskHandlerRegistry } from '../handlers/task-handler.registry';
 import { checkGuardrails, JsonAnswerError, parseJsonAnswer } from './guardrails';
 import { LlmPricing } from './pricing';
@@ -68,7 +63,6 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  * leaves its fallbacks their full time. The executor does not apply a whole-step timer to llm steps.
  */
 @Injectable()
-@StepExecutorFor('llm')
 export class LlmStepExecutor implements StepExecutor {
   constructor(
     private readonly providers: LlmProviders,

@@ -1,11 +1,18 @@
+import { BUILTIN_STEP_TYPES } from '../step-types/builtin-step-types';
 import {
-  defaultMaxAttempts,
   outputKeyOf,
   retryDelayMs,
   retryPolicyOf,
   type ResolvedRetryPolicy,
   type StepDefinition,
 } from './step-definition';
+
+/** The default attempts of a built-in type, as its descriptor declares them. */
+function defaultMaxAttempts(type: string): number {
+  const descriptor = BUILTIN_STEP_TYPES.find((d) => d.type === type);
+  if (!descriptor) throw new Error(`no built-in step type "${type}"`);
+  return descriptor.defaultMaxAttempts;
+}
 
 describe('retryPolicyOf', () => {
   it('defaults to 3 attempts for task and llm steps and 1 for the others', () => {
@@ -18,7 +25,7 @@ describe('retryPolicyOf', () => {
 
   it('fills the design defaults: 1000 ms initial delay, multiplier 2, 60000 ms cap', () => {
     const step: StepDefinition = { type: 'task', name: 't', handler: 'noop' };
-    expect(retryPolicyOf(step)).toEqual({
+    expect(retryPolicyOf(step, defaultMaxAttempts(step.type))).toEqual({
       maxAttempts: 3,
       initialDelayMs: 1000,
       backoffMultiplier: 2,
@@ -32,7 +39,7 @@ describe('retryPolicyOf', () => {
       name: 'w',
       retry: { maxAttempts: 5, initialDelayMs: 10, backoffMultiplier: 3, maxDelayMs: 100 },
     };
-    expect(retryPolicyOf(step)).toEqual({
+    expect(retryPolicyOf(step, defaultMaxAttempts(step.type))).toEqual({
       maxAttempts: 5,
       initialDelayMs: 10,
       backoffMultiplier: 3,
@@ -47,7 +54,10 @@ describe('retryPolicyOf', () => {
       handler: 'noop',
       retry: { initialDelayMs: 0, maxDelayMs: 0 },
     };
-    expect(retryPolicyOf(step)).toMatchObject({ initialDelayMs: 0, maxDelayMs: 0 });
+    expect(retryPolicyOf(step, defaultMaxAttempts(step.type))).toMatchObject({
+      initialDelayMs: 0,
+      maxDelayMs: 0,
+    });
   });
 });
 

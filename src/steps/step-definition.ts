@@ -1,14 +1,4 @@
 /** The step shapes of design §4 and §5, as stored in a definition (already validated). */
-export const STEP_TYPES = [
-  'task',
-  'wait',
-  'condition',
-  'external_event',
-  'llm',
-  'approval',
-] as const;
-export type StepType = (typeof STEP_TYPES)[number];
-
 export interface RetryPolicy {
   maxAttempts?: number;
   initialDelayMs?: number;
@@ -89,11 +79,6 @@ export interface ApprovalStep extends BaseStep {
 export type StepDefinition =
   TaskStep | WaitStep | ConditionStep | ExternalEventStep | LlmStep | ApprovalStep;
 
-/** Default attempts per type (design §4): 3 for task and llm, 1 for the others. */
-export function defaultMaxAttempts(type: StepType): number {
-  return type === 'task' || type === 'llm' ? 3 : 1;
-}
-
 export interface ResolvedRetryPolicy {
   maxAttempts: number;
   initialDelayMs: number;
@@ -101,9 +86,13 @@ export interface ResolvedRetryPolicy {
   maxDelayMs: number;
 }
 
-export function retryPolicyOf(step: StepDefinition): ResolvedRetryPolicy {
+/** The step's retry policy; attempts default to its type's (the descriptor's defaultMaxAttempts). */
+export function retryPolicyOf(
+  step: StepDefinition,
+  defaultMaxAttempts: number,
+): ResolvedRetryPolicy {
   return {
-    maxAttempts: step.retry?.maxAttempts ?? defaultMaxAttempts(step.type),
+    maxAttempts: step.retry?.maxAttempts ?? defaultMaxAttempts,
     initialDelayMs: step.retry?.initialDelayMs ?? 1000,
     backoffMultiplier: step.retry?.backoffMultiplier ?? 2,
     maxDelayMs: step.retry?.maxDelayMs ?? 60000,

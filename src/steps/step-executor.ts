@@ -1,5 +1,4 @@
-import { SetMetadata } from '@nestjs/common';
-import type { StepDefinition, StepType } from './step-definition';
+import type { StepDefinition } from './step-definition';
 import type { ReceivedSignal, StepWrite, WakeReason } from '../queue/outcome-plan';
 import type { RunEventType } from '../queue/run-events';
 
@@ -54,13 +53,10 @@ export type StepOutcome =
       effects?: StepEffects;
     };
 
-/** One implementation per step type, discovered at boot through this decorator. */
+/** One implementation per step type: the provider its descriptor names (StepTypeDescriptor). */
 export interface StepExecutor {
   execute(ctx: StepContext): Promise<StepOutcome>;
 }
-
-export const STEP_EXECUTOR_TYPE = 'executor:step-type';
-export const StepExecutorFor = (type: StepType) => SetMetadata(STEP_EXECUTOR_TYPE, type);
 
 /** A failure that retrying cannot fix. */
 export class NonRetryableError extends Error {}

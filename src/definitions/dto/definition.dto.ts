@@ -1,4 +1,9 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  ApiProperty,
+  ApiPropertyOptional,
+  type OpenAPIObject,
+  type SchemaObject,
+} from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayMinSize,
@@ -12,6 +17,15 @@ import { AsGiven } from '../../common/validation';
 import type { StepDefinition } from '../../steps/step-definition';
 
 export const MAX_STEPS_PER_DEFINITION = 200;
+
+function stepsDescription(types: readonly string[]): string {
+  return (
+    `Ordered steps; each has type (${types.join(', ')}), a unique ` +
+    'name and the fields of its type (see README). At most MAX_DEFINITION_BYTES (default ' +
+    '65536) UTF-8 bytes of JSON (413); a workspace holds at most MAX_DEFINITIONS_PER_WORKSPACE ' +
+    '(default 500) definitions, every version counting (409).'
+  );
+}
 
 export class CreateDefinitionDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'order-fulfilment' })
@@ -30,12 +44,8 @@ export class CreateDefinitionDto {
   @MaxLength(1000)
   description?: string;
 
+  /** Described by documentStepTypes(), which knows the registered step types. */
   @ApiProperty({
-    description:
-      'Ordered steps; each has type (task, wait, condition, external_event, llm, approval), a unique ' +
-      'name and the fields of its type (see README). At most MAX_DEFINITION_BYTES (default ' +
-      '65536) UTF-8 bytes of JSON (413); a workspace holds at most MAX_DEFINITIONS_PER_WORKSPACE ' +
-      '(default 500) definitions, every version counting (409).',
     example: [
       { type: 'task', name: 'prepare', handler: 'transform', config: { expression: '{"n": 1}' } },
       { type: 'external_event', name: 'await-payment', signalType: 'payment.received' },
@@ -59,4 +69,16 @@ export class DefinitionDto {
   @ApiProperty({ type: 'array', items: { type: 'object' } }) steps: StepDefinition[];
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
+}
+
+/**
+ * Writes the description of CreateDefinitionDto's `steps` into the OpenAPI document: it lists the
+ * step types, which are registered at boot (an extension's too), so no decorator can know them.
+ */
+export function documentStepTypes(document: OpenAPIObject, types: readonly string[]): void {
+  const properties = (document.components?.schemas?.[CreateDefinitionDto.name] as SchemaObject)
+    .properties!;
+  // Second, where @ApiProperty puts a description: the document reads as a decorator would write it.
+  const { type, ...rest } = properties.steps as SchemaObject;
+  properties.steps = { type, description: stepsDescription(types), ...rest };
 }

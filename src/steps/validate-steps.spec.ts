@@ -1,3 +1,4 @@
+import { BUILTIN_STEP_TYPES } from '../step-types/builtin-step-types';
 import { validateSteps } from './validate-steps';
 
 type Step = Record<string, unknown>;
@@ -17,11 +18,11 @@ const llm = (extra: Step = {}): Step => ({
 });
 
 function fieldsOf(steps: unknown[]): string[] {
-  return [...new Set(validateSteps(steps).errors.map((e) => e.field))];
+  return [...new Set(validateSteps(steps, BUILTIN_STEP_TYPES).errors.map((e) => e.field))];
 }
 
 function messageOf(steps: unknown[], field: string): string {
-  const found = validateSteps(steps).errors.find((e) => e.field === field);
+  const found = validateSteps(steps, BUILTIN_STEP_TYPES).errors.find((e) => e.field === field);
   if (!found) throw new Error(`no error for ${field}`);
   return found.message;
 }
@@ -47,7 +48,7 @@ describe('validateSteps', () => {
       }),
       { type: 'approval', name: 'review', contentKey: 'ask.text', regenerateFrom: 'ask' },
     ];
-    const result = validateSteps(steps);
+    const result = validateSteps(steps, BUILTIN_STEP_TYPES);
     expect(result.errors).toEqual([]);
     expect(result.steps).toEqual(steps);
   });
@@ -257,12 +258,15 @@ describe('validateSteps', () => {
         '(?>a)',
         '\\w{1000}\\w{1000}\\w{1000}',
       ];
-      const errors = validateSteps([
-        task('first'),
-        llm({
-          guardrails: { blockedPatterns: ['ok', ...unsupported], requiredPatterns: unsupported },
-        }),
-      ]).errors;
+      const errors = validateSteps(
+        [
+          task('first'),
+          llm({
+            guardrails: { blockedPatterns: ['ok', ...unsupported], requiredPatterns: unsupported },
+          }),
+        ],
+        BUILTIN_STEP_TYPES,
+      ).errors;
       expect(errors.map((e) => e.field)).toEqual([
         ...unsupported.map((_, j) => `steps[1].guardrails.blockedPatterns[${j + 1}]`),
         ...unsupported.map((_, j) => `steps[1].guardrails.requiredPatterns[${j}]`),

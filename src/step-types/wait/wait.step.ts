@@ -1,19 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { renderString, TemplateError } from '../../common/templates';
 import type { WaitStep } from '../../steps/step-definition';
-import {
-  StepExecutorFor,
-  type StepContext,
-  type StepExecutor,
-  type StepOutcome,
-} from '../../steps/step-executor';
+import type { StepContext, StepExecutor, StepOutcome } from '../../steps/step-executor';
 
 /**
  * Parks the run WAITING until a due time kept in Postgres (`durationMs` from the first execution, or
  * `until`), or until resumed when neither is given. A resume ends the wait early.
  */
 @Injectable()
-@StepExecutorFor('wait')
 export class WaitStepExecutor implements StepExecutor {
   async execute(ctx: StepContext): Promise<StepOutcome> {
     const step = ctx.step as WaitStep;

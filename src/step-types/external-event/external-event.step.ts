@@ -1,18 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { ExternalEventStep } from '../../steps/step-definition';
-import {
-  StepExecutorFor,
-  type StepContext,
-  type StepExecutor,
-  type StepOutcome,
-} from '../../steps/step-executor';
+import type { StepContext, StepExecutor, StepOutcome } from '../../steps/step-executor';
 
 /**
  * Parks the run WAITING for `resume` with the matching signal type (checked by the API). Past
  * `timeoutMs` (a due time in Postgres) the step fails.
  */
 @Injectable()
-@StepExecutorFor('external_event')
 export class ExternalEventStepExecutor implements StepExecutor {
   async execute(ctx: StepContext): Promise<StepOutcome> {
     const step = ctx.step as ExternalEventStep;

@@ -2,12 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ExpressionLimitError } from '../../common/jsonata';
 import type { ConditionStep } from '../../steps/step-definition';
 import { ExpressionSandboxService } from '../../expressions/expressions.module';
-import {
-  StepExecutorFor,
-  type StepContext,
-  type StepExecutor,
-  type StepOutcome,
-} from '../../steps/step-executor';
+import type { StepContext, StepExecutor, StepOutcome } from '../../steps/step-executor';
 
 /**
  * JSONata truthiness ($boolean): false, 0, "", null, empty objects, functions and arrays with no truthy
@@ -30,7 +25,6 @@ function truthy(value: unknown): boolean {
  * expression on the same state would be stopped again.
  */
 @Injectable()
-@StepExecutorFor('condition')
 export class ConditionStepExecutor implements StepExecutor {
   constructor(private readonly sandbox: ExpressionSandboxService) {}
 

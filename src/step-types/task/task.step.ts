@@ -4,7 +4,6 @@ import type { TaskStep } from '../../steps/step-definition';
 import { TaskHandlerRegistry } from '../../handlers/task-handler.registry';
 import {
   NonRetryableError,
-  StepExecutorFor,
   type StepContext,
   type StepExecutor,
   type StepOutcome,
@@ -12,7 +11,6 @@ import {
 
 /** Runs the registered handler with the templated config; its object result is the step output. */
 @Injectable()
-@StepExecutorFor('task')
 export class TaskStepExecutor implements StepExecutor {
   constructor(private readonly handlers: TaskHandlerRegistry) {}
 

@@ -4,8 +4,8 @@ import { DataSource, EntityManager, Repository } from 'typeorm';
 import { AuthContext } from '../common/auth';
 import { AuthError, ConflictError, NotFoundError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
-import { MISSING_KEY } from '../common/api-key.guard';
 import { ApiKeyEntity } from './api-key.entity';
+import { MISSING_KEY } from './api-key.guard';
 import { generateApiKey, hashApiKey } from './api-key-auth.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 

@@ -19,7 +19,6 @@ import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { EnvelopeExceptionFilter } from './common/exception.filter';
 import { createValidationPipe } from './common/validation';
 import { APP_CONFIG, AppConfig } from './config/app-config';
-import { ENTITIES } from './database/entities';
 import { HealthModule } from './health/health.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
@@ -49,10 +48,11 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         ScheduleModule.forRoot(),
+        // TypeORM holds the connection pool (and runs the migrations, see database/migrations.ts); no
+        // entities: the service's tables are reached with plain SQL through Database.
         TypeOrmModule.forRoot({
           type: 'postgres',
           url: config.databaseUrl,
-          entities: ENTITIES,
           synchronize: false,
           migrationsRun: false,
           // Room for the executor's in-flight steps plus API traffic. The connect timeout also bounds

@@ -2,6 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { ApiKeyGuard } from './api-keys/api-key.guard';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { CostsModule } from './costs/costs.module';
@@ -13,13 +14,11 @@ import { HandlersModule } from './handlers/handlers.module';
 import { RunsModule } from './runs/runs.module';
 import { BUILTIN_STEP_TYPES } from './step-types/builtin-step-types';
 import { StepTypesModule } from './steps/step-types.module';
-import { ApiKeyGuard } from './common/api-key.guard';
 import { DatabaseModule } from './common/database';
 import { EnvelopeInterceptor } from './common/envelope.interceptor';
 import { EnvelopeExceptionFilter } from './common/exception.filter';
 import { createValidationPipe } from './common/validation';
 import { APP_CONFIG, AppConfig } from './config/app-config';
-import { ENTITIES } from './database/entities';
 import { HealthModule } from './health/health.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
@@ -49,10 +48,11 @@ export class AppModule {
       imports: [
         ConfigModule.forRoot(config),
         ScheduleModule.forRoot(),
+        // TypeORM holds the connection pool (and runs the migrations, see database/migrations.ts); no
+        // entities: the service's tables are reached with plain SQL through Database.
         TypeOrmModule.forRoot({
           type: 'postgres',
           url: config.databaseUrl,
-          entities: ENTITIES,
           synchronize: false,
           migrationsRun: false,
           // Room for the executor's in-flight steps plus API traffic. The connect timeout also bounds

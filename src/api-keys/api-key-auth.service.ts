@@ -1,11 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { pgPool } from '../common/database';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { readHeader } from '../common/auth';
 import type { AuthenticatedRequest } from '../common/auth';
+import { ApiKeysRepository } from './api-keys.repository';
 
 export type KeyResolution =
   { kind: 'none' } | { kind: 'invalid' } | { kind: 'key'; keyId: string; workspaceId: string };
@@ -27,14 +25,10 @@ export class ApiKeyAuthService {
   private readonly logger = new Logger(ApiKeyAuthService.name);
   private readonly lastWrite = new Map<string, number>();
 
-  private readonly pool: Pool;
-
   constructor(
-    private readonly db: DataSource,
+    private readonly keys: ApiKeysRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.pool = pgPool(db);
-  }
+  ) {}
 
   resolve(req: AuthenticatedRequest): Promise<KeyResolution> {
     const memo = req as unknown as Record<symbol, Promise<KeyResolution> | undefined>;
@@ -47,15 +41,9 @@ export class ApiKeyAuthService {
     if (header.malformed) return { kind: 'invalid' };
     if (!header.value) return { kind: 'none' };
     if (!header.value.startsWith('svc_')) return { kind: 'invalid' };
-    // Every authenticated request runs this: a named statement is parsed and planned once per
-    // connection.
-    const { rows } = await this.pool.query<{ id: string; workspace_id: string }>({
-      name: 'api_key_lookup',
-      text: 'SELECT id, workspace_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
-      values: [hashApiKey(header.value)],
-    });
-    if (rows.length === 0) return { kind: 'invalid' };
-    const { id, workspace_id } = rows[0];
+    const found = await this.keys.findActive(hashApiKey(header.value));
+    if (!found) return { kind: 'invalid' };
+    const { id, workspace_id } = found;
     await this.touch(id);
     return { kind: 'key', keyId: id, workspaceId: workspace_id };
   }
@@ -70,8 +58,8 @@ export class ApiKeyAuthService {
     if (last !== undefined && now - last < LAST_USED_WRITE_INTERVAL_MS) return;
     if (this.lastWrite.size >= 10_000) this.lastWrite.clear();
     this.lastWrite.set(keyId, now);
-    await this.db
-      .query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId])
+    await this.keys
+      .touch(keyId)
       .catch((err: unknown) => this.logger.warn({ err }, 'could not record lastUsedAt'));
   }
 

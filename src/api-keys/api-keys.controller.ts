@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   AuthContext,
@@ -7,6 +7,7 @@ import {
   CurrentWorkspace,
   KeyOrBootstrapAuth,
 } from '../common/auth';
+import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors } from '../common/swagger';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, RevokedDto } from './dto/api-key.dto';
@@ -58,7 +59,7 @@ export class ApiKeysController {
   revoke(
     @CurrentWorkspace() workspaceId: string,
     @CurrentApiKeyId() keyId: string,
-    @Param('id') id: string,
+    @IdParam('API key') id: string,
   ): Promise<{ revoked: true }> {
     return this.keys.revoke(workspaceId, keyId, id);
   }

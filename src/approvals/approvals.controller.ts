@@ -1,7 +1,8 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentApiKeyId, CurrentWorkspace } from '../common/auth';
+import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors } from '../common/swagger';
 import { ApprovalsService } from './approvals.service';
 import {
@@ -63,7 +64,7 @@ export class ApprovalsController {
   decide(
     @CurrentWorkspace() workspaceId: string,
     @CurrentApiKeyId() keyId: string,
-    @Param('id') id: string,
+    @IdParam('approval request') id: string,
     @Body() dto: DecideApprovalDto,
   ): Promise<ApprovalDecisionDto> {
     return this.approvals.decide(workspaceId, keyId, id, dto);

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
-import { isUuid } from '../common/ids';
 import { jsonWithin } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ApprovalsRepository, type ApprovalRow } from './approvals.repository';
@@ -61,7 +60,6 @@ export class ApprovalsService {
     id: string,
     dto: DecideApprovalDto,
   ): Promise<ApprovalDecisionDto> {
-    if (!isUuid(id)) throw new NotFoundError('approval request');
     if (dto.editedContent !== undefined) {
       const max = this.config.limits.approvalContentBytes;
       jsonWithin(dto.editedContent, max, 'editedContent', 'MAX_APPROVAL_CONTENT_BYTES');

@@ -1,6 +1,7 @@
-import { Controller, Get, Param, Query } from '@nestjs/common';
+import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace } from '../common/auth';
+import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors } from '../common/swagger';
 import { CostsService } from './costs.service';
 import { CostSummaryDto, CostSummaryQueryDto, RunCostDto } from './dto/cost.dto';
@@ -21,7 +22,10 @@ export class CostsController {
   })
   @ApiEnvelope(RunCostDto)
   @ApiErrors(401, 404)
-  runCost(@CurrentWorkspace() workspaceId: string, @Param('id') id: string): Promise<RunCostDto> {
+  runCost(
+    @CurrentWorkspace() workspaceId: string,
+    @IdParam('workflow run') id: string,
+  ): Promise<RunCostDto> {
     return this.costs.runCost(workspaceId, id);
   }
 

@@ -1,8 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { pgPool } from '../common/database';
-import type { Queryable } from '../common/database';
+import { Database, type Queryable } from '../common/database';
 
 export interface NewCostRecord {
   workspaceId: string;
@@ -50,11 +47,7 @@ export interface ModelCostRow {
  */
 @Injectable()
 export class CostsRepository {
-  private readonly pool: Pool;
-
-  constructor(db: DataSource) {
-    this.pool = pgPool(db);
-  }
+  constructor(private readonly db: Database) {}
 
   /** Inserts a record in the caller's transaction (the LLM step's outcome); returns the cost. */
   async insert(client: Queryable, r: NewCostRecord): Promise<string> {
@@ -82,7 +75,7 @@ export class CostsRepository {
   }
 
   async runExists(workspaceId: string, runId: string): Promise<boolean> {
-    const res = await this.pool.query(
+    const res = await this.db.query(
       'SELECT 1 FROM workflow_runs WHERE workspace_id = $1 AND id = $2',
       [workspaceId, runId],
     );
@@ -95,7 +88,7 @@ export class CostsRepository {
     runId: string,
   ): Promise<{ totals: CostTotalsRow; calls: CostCallRow[] }> {
     const [totals, calls] = await Promise.all([
-      this.pool.query<CostTotalsRow>(
+      this.db.query<CostTotalsRow>(
         `SELECT COALESCE(sum(cost_usd), 0)::text AS cost_usd,
                 COALESCE(sum(input_tokens), 0)::text AS input_tokens,
                 COALESCE(sum(output_tokens), 0)::text AS output_tokens,
@@ -103,7 +96,7 @@ export class CostsRepository {
          FROM cost_records WHERE workspace_id = $1 AND run_id = $2`,
         [workspaceId, runId],
       ),
-      this.pool.query<CostCallRow>(
+      this.db.query<CostCallRow>(
         `SELECT step_name, model, input_tokens, output_tokens, cost_usd::text AS cost_usd, created_at
          FROM cost_records WHERE workspace_id = $1 AND run_id = $2
          ORDER BY created_at, seq`,
@@ -122,7 +115,7 @@ export class CostsRepository {
     const params = [workspaceId, from, to];
     const window = 'workspace_id = $1 AND created_at >= $2 AND created_at <= $3';
     const [totals, byModel] = await Promise.all([
-      this.pool.query<CostTotalsRow>(
+      this.db.query<CostTotalsRow>(
         `SELECT COALESCE(sum(cost_usd), 0)::text AS cost_usd,
                 COALESCE(sum(input_tokens), 0)::text AS input_tokens,
                 COALESCE(sum(output_tokens), 0)::text AS output_tokens,
@@ -130,7 +123,7 @@ export class CostsRepository {
          FROM cost_records WHERE ${window}`,
         params,
       ),
-      this.pool.query<ModelCostRow>(
+      this.db.query<ModelCostRow>(
         `SELECT model, sum(cost_usd)::text AS cost_usd, sum(input_tokens)::text AS input_tokens,
                 sum(output_tokens)::text AS output_tokens, count(*)::text AS calls
          FROM cost_records WHERE ${window}

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationError } from '../common/errors';
-import { isUuid } from '../common/ids';
 import { CostsRepository } from './costs.repository';
 import type { CostSummaryDto, CostSummaryQueryDto, RunCostDto } from './dto/cost.dto';
 
@@ -11,7 +10,7 @@ export class CostsService {
   constructor(private readonly costs: CostsRepository) {}
 
   async runCost(workspaceId: string, runId: string): Promise<RunCostDto> {
-    if (!isUuid(runId) || !(await this.costs.runExists(workspaceId, runId))) {
+    if (!(await this.costs.runExists(workspaceId, runId))) {
       throw new NotFoundError('workflow run');
     }
     const { totals, calls } = await this.costs.runCost(workspaceId, runId);

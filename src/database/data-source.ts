@@ -1,9 +1,8 @@
-// Data source for the TypeORM CLI (`npm run migration:generate`).
+// Data source for the TypeORM CLI (`npm run migration:generate`). It lists no entities: the service
+// reaches its tables with plain SQL and its migrations are written by hand.
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from './migrations';
-import { ENTITIES } from './entities';
 
-export default new DataSource({
-  ...dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'),
-  entities: ENTITIES,
-});
+export default new DataSource(
+  dataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'),
+);

@@ -1,6 +1,7 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace } from '../common/auth';
+import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors } from '../common/swagger';
 import { DefinitionsService } from './definitions.service';
 import { CreateDefinitionDto, DefinitionDto } from './dto/definition.dto';
@@ -35,7 +36,10 @@ export class DefinitionsController {
   @ApiOperation({ summary: 'Get one definition' })
   @ApiEnvelope(DefinitionDto)
   @ApiErrors(401, 404)
-  get(@CurrentWorkspace() workspaceId: string, @Param('id') id: string): Promise<DefinitionDto> {
+  get(
+    @CurrentWorkspace() workspaceId: string,
+    @IdParam('workflow definition') id: string,
+  ): Promise<DefinitionDto> {
     return this.definitions.get(workspaceId, id);
   }
 }

@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { pgPool, withTransaction } from '../common/database';
+import { Database } from '../common/database';
 import type { StepDefinition } from '../steps/step-definition';
 
 export interface DefinitionRow {
@@ -18,11 +16,7 @@ export interface DefinitionRow {
 /** Definitions are immutable: insert and read only. Every read is scoped by workspace first. */
 @Injectable()
 export class DefinitionsRepository {
-  private readonly pool: Pool;
-
-  constructor(private readonly db: DataSource) {
-    this.pool = pgPool(db);
-  }
+  constructor(private readonly db: Database) {}
 
   /**
    * Inserts a definition unless the workspace already holds `limit` of them (every version counts).
@@ -33,7 +27,7 @@ export class DefinitionsRepository {
     d: { name: string; version: string; description?: string; stepsJson: string },
     limit: number,
   ): Promise<DefinitionRow | 'limit'> {
-    return withTransaction(this.pool, async (client) => {
+    return this.db.transaction(async (client) => {
       await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
       const count = await client.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM workflow_definitions WHERE workspace_id = $1',
@@ -49,18 +43,19 @@ export class DefinitionsRepository {
     });
   }
 
-  list(workspaceId: string): Promise<DefinitionRow[]> {
-    return this.db.query<DefinitionRow[]>(
+  async list(workspaceId: string): Promise<DefinitionRow[]> {
+    const res = await this.db.query<DefinitionRow>(
       `SELECT * FROM workflow_definitions WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
       [workspaceId],
     );
+    return res.rows;
   }
 
   async get(workspaceId: string, id: string): Promise<DefinitionRow | undefined> {
-    const rows = await this.db.query<DefinitionRow[]>(
+    const res = await this.db.query<DefinitionRow>(
       `SELECT * FROM workflow_definitions WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id],
     );
-    return rows[0];
+    return res.rows[0];
   }
 }

@@ -6,7 +6,6 @@ import {
   NotFoundError,
   ValidationError,
 } from '../common/errors';
-import { isUuid } from '../common/ids';
 import { jsonWithin } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { StepTypeRegistry } from '../steps/step-type.registry';
@@ -74,7 +73,7 @@ export class DefinitionsService {
   }
 
   async get(workspaceId: string, id: string): Promise<DefinitionDto> {
-    const row = isUuid(id) ? await this.repo.get(workspaceId, id) : undefined;
+    const row = await this.repo.get(workspaceId, id);
     if (!row) throw new NotFoundError('workflow definition');
     return toDto(row);
   }

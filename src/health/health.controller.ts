@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { DataSource } from 'typeorm';
 import { Public } from '../common/auth';
+import { Database } from '../common/database';
 import { ServiceUnavailableError } from '../common/errors';
 
 /** Kubernetes probes: no authentication, no rate limit. */
@@ -9,7 +9,7 @@ import { ServiceUnavailableError } from '../common/errors';
 @Public()
 @Controller()
 export class HealthController {
-  constructor(private readonly db: DataSource) {}
+  constructor(private readonly db: Database) {}
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process answers' })

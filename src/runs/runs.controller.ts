@@ -1,8 +1,9 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentWorkspace } from '../common/auth';
 import { Paginated } from '../common/envelope';
+import { IdParam } from '../common/id.pipe';
 import { PageQueryDto } from '../common/pagination';
 import { ApiEnvelope, ApiErrors } from '../common/swagger';
 import {
@@ -54,7 +55,10 @@ export class RunsController {
   @ApiOperation({ summary: 'Get one run, including currentStepIndex' })
   @ApiEnvelope(RunDto)
   @ApiErrors(401, 404)
-  get(@CurrentWorkspace() workspaceId: string, @Param('id') id: string): Promise<RunDto> {
+  get(
+    @CurrentWorkspace() workspaceId: string,
+    @IdParam('workflow run') id: string,
+  ): Promise<RunDto> {
     return this.runs.get(workspaceId, id);
   }
 
@@ -65,7 +69,7 @@ export class RunsController {
   @ApiErrors(401, 404, 409)
   cancel(
     @CurrentWorkspace() workspaceId: string,
-    @Param('id') id: string,
+    @IdParam('workflow run') id: string,
   ): Promise<RunTransitionDto> {
     return this.runs.cancel(workspaceId, id);
   }
@@ -77,7 +81,7 @@ export class RunsController {
   @ApiErrors(400, 401, 404, 409, 413)
   resume(
     @CurrentWorkspace() workspaceId: string,
-    @Param('id') id: string,
+    @IdParam('workflow run') id: string,
     @Body() dto: ResumeRunDto,
   ): Promise<RunTransitionDto> {
     return this.runs.resume(workspaceId, id, dto);
@@ -90,7 +94,7 @@ export class RunsController {
   @ApiErrors(401, 404, 409)
   retry(
     @CurrentWorkspace() workspaceId: string,
-    @Param('id') id: string,
+    @IdParam('workflow run') id: string,
   ): Promise<RunTransitionDto> {
     return this.runs.retry(workspaceId, id);
   }
@@ -101,7 +105,7 @@ export class RunsController {
   @ApiErrors(400, 401, 404)
   events(
     @CurrentWorkspace() workspaceId: string,
-    @Param('id') id: string,
+    @IdParam('workflow run') id: string,
     @Query() query: PageQueryDto,
   ): Promise<Paginated<RunEventDto>> {
     return this.runs.events(workspaceId, id, query);
@@ -111,7 +115,10 @@ export class RunsController {
   @ApiOperation({ summary: 'The run step runs in execution order' })
   @ApiEnvelope(StepRunDto, 200, 'array')
   @ApiErrors(401, 404)
-  steps(@CurrentWorkspace() workspaceId: string, @Param('id') id: string): Promise<StepRunDto[]> {
+  steps(
+    @CurrentWorkspace() workspaceId: string,
+    @IdParam('workflow run') id: string,
+  ): Promise<StepRunDto[]> {
     return this.runs.steps(workspaceId, id);
   }
 }

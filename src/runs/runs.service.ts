@@ -47,6 +47,7 @@ export class RunsService {
   ) {}
 
   async create(workspaceId: string, dto: CreateRunDto): Promise<{ run: RunDto; created: boolean }> {
+    // Named in the body, not the path (so not IdPipe's): malformed, it names no definition either.
     if (!isUuid(dto.definitionId)) throw new NotFoundError('workflow definition');
     const { runInputBytes } = this.config.limits;
     jsonWithin(dto.input ?? {}, runInputBytes, 'input', 'MAX_RUN_INPUT_BYTES');
@@ -61,6 +62,7 @@ export class RunsService {
   }
 
   async list(workspaceId: string, q: ListRunsQueryDto): Promise<Paginated<RunDto>> {
+    // A filter, not a path id: a malformed one matches no run, an empty page rather than a 404.
     if (q.definitionId !== undefined && !isUuid(q.definitionId)) {
       return new Paginated([], q.page, q.pageSize, 0);
     }
@@ -79,13 +81,12 @@ export class RunsService {
   }
 
   async get(workspaceId: string, id: string): Promise<RunDto> {
-    const row = isUuid(id) ? await this.runs.get(workspaceId, id) : undefined;
+    const row = await this.runs.get(workspaceId, id);
     if (!row) throw new NotFoundError('workflow run');
     return toRunDto(row, true);
   }
 
   async cancel(workspaceId: string, id: string): Promise<RunTransitionDto> {
-    if (!isUuid(id)) throw new NotFoundError('workflow run');
     return this.answer(
       await this.queue.cancel(workspaceId, id),
       (status) => `run is ${status} and cannot be cancelled`,
@@ -93,7 +94,6 @@ export class RunsService {
   }
 
   async resume(workspaceId: string, id: string, dto: ResumeRunDto): Promise<RunTransitionDto> {
-    if (!isUuid(id)) throw new NotFoundError('workflow run');
     const { signalPayloadBytes } = this.config.limits;
     jsonWithin(dto.payload ?? {}, signalPayloadBytes, 'payload', 'MAX_SIGNAL_PAYLOAD_BYTES');
     const result = await this.queue.resume(workspaceId, id, dto.signalType, dto.payload ?? {});
@@ -101,7 +101,6 @@ export class RunsService {
   }
 
   async retry(workspaceId: string, id: string): Promise<RunTransitionDto> {
-    if (!isUuid(id)) throw new NotFoundError('workflow run');
     const result = await this.queue.retry(workspaceId, id, async (definitionId) => {
       const def = await this.definitions.get(workspaceId, definitionId);
       return def?.steps ?? [];
@@ -110,7 +109,7 @@ export class RunsService {
   }
 
   async events(workspaceId: string, id: string, q: PageQueryDto): Promise<Paginated<RunEventDto>> {
-    if (!isUuid(id) || !(await this.runs.exists(workspaceId, id))) {
+    if (!(await this.runs.exists(workspaceId, id))) {
       throw new NotFoundError('workflow run');
     }
     const { rows, total } = await this.runs.events(workspaceId, id, q.pageSize, offsetOf(q));
@@ -130,7 +129,7 @@ export class RunsService {
   }
 
   async steps(workspaceId: string, id: string): Promise<StepRunDto[]> {
-    if (!isUuid(id) || !(await this.runs.exists(workspaceId, id))) {
+    if (!(await this.runs.exists(workspaceId, id))) {
       throw new NotFoundError('workflow run');
     }
     return (await this.runs.steps(workspaceId, id)).map((s) => ({

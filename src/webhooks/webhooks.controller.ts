@@ -1,7 +1,8 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace } from '../common/auth';
 import { Paginated } from '../common/envelope';
+import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors } from '../common/swagger';
 import {
   CreateWebhookDto,
@@ -58,7 +59,7 @@ export class WebhooksController {
   @ApiErrors(401, 404)
   delete(
     @CurrentWorkspace() workspaceId: string,
-    @Param('id') id: string,
+    @IdParam('webhook') id: string,
   ): Promise<DeletedWebhookDto> {
     return this.webhooks.delete(workspaceId, id);
   }
@@ -73,7 +74,7 @@ export class WebhooksController {
   @ApiErrors(400, 401, 404)
   deliveries(
     @CurrentWorkspace() workspaceId: string,
-    @Param('id') id: string,
+    @IdParam('webhook') id: string,
     @Query() query: ListDeliveriesQueryDto,
   ): Promise<Paginated<WebhookDeliveryDto>> {
     return this.webhooks.deliveries(workspaceId, id, query);
@@ -88,13 +89,14 @@ export class WebhooksController {
       '409 unless the delivery is failed.',
   })
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiParam({ name: 'deliveryId', format: 'uuid' })
+  @ApiParam({ name: 'deliveryId', format: 'uuid', type: String })
   @ApiEnvelope(WebhookDeliveryDto)
   @ApiErrors(401, 404, 409)
   retry(
     @CurrentWorkspace() workspaceId: string,
-    @Param('id') id: string,
-    @Param('deliveryId') deliveryId: string,
+    @IdParam('webhook') id: string,
+    @IdParam('webhook delivery', 'deliveryId', { name: 'id', resource: 'webhook' })
+    deliveryId: string,
   ): Promise<WebhookDeliveryDto> {
     return this.webhooks.retry(workspaceId, id, deliveryId);
   }

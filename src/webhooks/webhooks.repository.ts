@@ -1,7 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { pgPool, withTransaction } from '../common/database';
+import { Database } from '../common/database';
 import type { DeliveryStatus } from './dto/webhook.dto';
 import { WEBHOOK_READY_CHANNEL } from '../queue/channels';
 import type { WebhookEventType } from '../queue/outbox';
@@ -43,11 +41,7 @@ const DELIVERY_COLUMNS = `id, webhook_id, message_id, event_type, run_id, status
  */
 @Injectable()
 export class WebhooksRepository {
-  private readonly pool: Pool;
-
-  constructor(db: DataSource) {
-    this.pool = pgPool(db);
-  }
+  constructor(private readonly db: Database) {}
 
   /**
    * Inserts a webhook unless the workspace already has `limit` active ones. The workspace row lock
@@ -61,7 +55,7 @@ export class WebhooksRepository {
     storedSecret: string,
     limit: number,
   ): Promise<WebhookRow | 'limit'> {
-    return withTransaction(this.pool, async (client) => {
+    return this.db.transaction(async (client) => {
       await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [workspaceId]);
       const count = await client.query<{ n: number }>(
         'SELECT count(*)::int AS n FROM webhooks WHERE workspace_id = $1 AND is_active',
@@ -91,7 +85,7 @@ export class WebhooksRepository {
     limit: number,
     rewrite: (id: string, stored: string) => string | undefined,
   ): Promise<{ lastId: string | null; seen: number; rewritten: number }> {
-    return withTransaction(this.pool, async (client) => {
+    return this.db.transaction(async (client) => {
       const res = await client.query<{ id: string; secret: string }>(
         `SELECT id, secret FROM webhooks
          WHERE is_active AND secret <> '' AND ($1::uuid IS NULL OR id > $1)
@@ -114,7 +108,7 @@ export class WebhooksRepository {
   }
 
   async list(workspaceId: string): Promise<WebhookRow[]> {
-    const res = await this.pool.query<WebhookRow>(
+    const res = await this.db.query<WebhookRow>(
       `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE workspace_id = $1 AND is_active
        ORDER BY created_at DESC, id DESC`,
       [workspaceId],
@@ -123,7 +117,7 @@ export class WebhooksRepository {
   }
 
   async exists(workspaceId: string, id: string): Promise<boolean> {
-    const res = await this.pool.query(
+    const res = await this.db.query(
       'SELECT 1 FROM webhooks WHERE workspace_id = $1 AND id = $2 AND is_active',
       [workspaceId, id],
     );
@@ -137,7 +131,7 @@ export class WebhooksRepository {
    * the webhook at claim time.
    */
   delete(workspaceId: string, id: string): Promise<boolean> {
-    return withTransaction(this.pool, async (client) => {
+    return this.db.transaction(async (client) => {
       const res = await client.query(
         `UPDATE webhooks SET is_active = false, secret = ''
          WHERE workspace_id = $1 AND id = $2 AND is_active`,
@@ -165,12 +159,12 @@ export class WebhooksRepository {
     const where = 'workspace_id = $1 AND webhook_id = $2 AND ($3::varchar IS NULL OR status = $3)';
     const params = [workspaceId, webhookId, status ?? null];
     const [rows, count] = await Promise.all([
-      this.pool.query<DeliveryRow>(
+      this.db.query<DeliveryRow>(
         `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${where}
          ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
         [...params, limit, offset],
       ),
-      this.pool.query<{ n: number }>(
+      this.db.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM webhook_deliveries WHERE ${where}`,
         params,
       ),
@@ -188,7 +182,7 @@ export class WebhooksRepository {
     webhookId: string,
     deliveryId: string,
   ): Promise<DeliveryRow | 'not-found' | { conflict: DeliveryStatus }> {
-    return withTransaction(this.pool, async (client) => {
+    return this.db.transaction(async (client) => {
       const hook = await client.query(
         'SELECT 1 FROM webhooks WHERE workspace_id = $1 AND id = $2 AND is_active FOR SHARE',
         [workspaceId, webhookId],

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Paginated } from '../common/envelope';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
-import { isUuid, timeOrderedUuid } from '../common/ids';
+import { timeOrderedUuid } from '../common/ids';
 import { offsetOf } from '../common/pagination';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import {
@@ -88,7 +88,7 @@ export class WebhooksService {
   }
 
   async delete(workspaceId: string, id: string): Promise<DeletedWebhookDto> {
-    if (!isUuid(id) || !(await this.webhooks.delete(workspaceId, id))) {
+    if (!(await this.webhooks.delete(workspaceId, id))) {
       throw new NotFoundError('webhook');
     }
     return { id, deleted: true };
@@ -99,7 +99,7 @@ export class WebhooksService {
     id: string,
     q: ListDeliveriesQueryDto,
   ): Promise<Paginated<WebhookDeliveryDto>> {
-    if (!isUuid(id) || !(await this.webhooks.exists(workspaceId, id))) {
+    if (!(await this.webhooks.exists(workspaceId, id))) {
       throw new NotFoundError('webhook');
     }
     const { rows, total } = await this.webhooks.deliveries(
@@ -113,8 +113,6 @@ export class WebhooksService {
   }
 
   async retry(workspaceId: string, id: string, deliveryId: string): Promise<WebhookDeliveryDto> {
-    if (!isUuid(id)) throw new NotFoundError('webhook');
-    if (!isUuid(deliveryId)) throw new NotFoundError('webhook delivery');
     const result = await this.webhooks.retry(workspaceId, id, deliveryId);
     if (result === 'not-found') throw new NotFoundError('webhook delivery');
     if ('conflict' in result) {

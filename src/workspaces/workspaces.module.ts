@@ -1,13 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
-import { WorkspaceEntity } from './workspace.entity';
 import { WorkspacesController } from './workspaces.controller';
+import { WorkspacesRepository } from './workspaces.repository';
 import { WorkspacesService } from './workspaces.service';
 
 @Module({
-  imports: [TypeOrmModule.forFeature([WorkspaceEntity])],
   controllers: [WorkspacesController],
-  providers: [WorkspacesService],
+  providers: [WorkspacesService, WorkspacesRepository],
   exports: [WorkspacesService],
 })
 export class WorkspacesModule {}

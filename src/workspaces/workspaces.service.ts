@@ -1,21 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
 import { ConflictError, isUniqueViolation, NotFoundError } from '../common/errors';
-import { isUuid } from '../common/ids';
 import { CreateWorkspaceDto, WorkspaceDto } from './dto/workspace.dto';
-import { WorkspaceEntity } from './workspace.entity';
+import { WorkspacesRepository } from './workspaces.repository';
 
 @Injectable()
 export class WorkspacesService {
-  constructor(
-    @InjectRepository(WorkspaceEntity) private readonly repo: Repository<WorkspaceEntity>,
-  ) {}
+  constructor(private readonly workspaces: WorkspacesRepository) {}
 
   async create(dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
     try {
-      const saved = await this.repo.save(this.repo.create({ name: dto.name, slug: dto.slug }));
-      return WorkspaceDto.from(saved);
+      return WorkspaceDto.from(await this.workspaces.insert(dto.name, dto.slug));
     } catch (err) {
       // The unique constraint decides between concurrent creations of one slug.
       if (isUniqueViolation(err, 'workspaces_slug_key')) {
@@ -25,13 +19,10 @@ export class WorkspacesService {
     }
   }
 
+  /** `id` is the calling key's workspace, set by the API-key guard: always a UUID. */
   async get(id: string): Promise<WorkspaceDto> {
-    const found = isUuid(id) ? await this.repo.findOneBy({ id }) : null;
+    const found = await this.workspaces.get(id);
     if (!found) throw new NotFoundError('workspace');
     return WorkspaceDto.from(found);
-  }
-
-  async exists(id: string): Promise<boolean> {
-    return isUuid(id) && (await this.repo.existsBy({ id }));
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
-import type { ApiKeyEntity } from '../api-key.entity';
+import type { ApiKeyRow } from '../api-keys.repository';
 
 export class CreateApiKeyDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'ci-pipeline' })
@@ -37,14 +37,14 @@ export class ApiKeyDto {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) revokedAt: string | null;
 
-  static from(k: ApiKeyEntity): ApiKeyDto {
+  static from(k: ApiKeyRow): ApiKeyDto {
     return {
       id: k.id,
-      workspaceId: k.workspaceId,
+      workspaceId: k.workspace_id,
       name: k.name,
-      lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
-      createdAt: k.createdAt.toISOString(),
-      revokedAt: k.revokedAt?.toISOString() ?? null,
+      lastUsedAt: k.last_used_at?.toISOString() ?? null,
+      createdAt: k.created_at.toISOString(),
+      revokedAt: k.revoked_at?.toISOString() ?? null,
     };
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsString, Length, Matches } from 'class-validator';
-import type { WorkspaceEntity } from '../workspace.entity';
+import type { WorkspaceRow } from '../workspaces.repository';
 
 export class CreateWorkspaceDto {
   @ApiProperty({ minLength: 1, maxLength: 100, example: 'Acme' })
@@ -24,13 +24,13 @@ export class WorkspaceDto {
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 
-  static from(w: WorkspaceEntity): WorkspaceDto {
+  static from(w: WorkspaceRow): WorkspaceDto {
     return {
       id: w.id,
       name: w.name,
       slug: w.slug,
-      createdAt: w.createdAt.toISOString(),
-      updatedAt: w.updatedAt.toISOString(),
+      createdAt: w.created_at.toISOString(),
+      updatedAt: w.updated_at.toISOString(),
     };
   }
 }

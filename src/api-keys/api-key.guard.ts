@@ -1,9 +1,9 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { ApiKeyAuthService } from '../api-keys/api-key-auth.service';
+import { AUTH_MODE, AuthMode, AuthenticatedRequest, readHeader } from '../common/auth';
+import { AuthError } from '../common/errors';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { AUTH_MODE, AuthMode, AuthenticatedRequest, readHeader } from './auth';
-import { AuthError } from './errors';
+import { ApiKeyAuthService } from './api-key-auth.service';
 
 export const MISSING_KEY = 'missing x-api-key header';
 export const INVALID_KEY = 'invalid or revoked API key';

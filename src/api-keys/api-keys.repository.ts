@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
+import { Database } from '../common/database';
+
+/** A key as listed: never its hash. */
+export interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  name: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export type CreatedKeyRow = Pick<ApiKeyRow, 'id' | 'workspace_id' | 'name' | 'created_at'>;
+
+/** Why a key was not created in a named workspace. */
+export type NotCreated = 'no-workspace' | 'has-active-key';
+
+/** The outcome of a revocation; `revoked` also when the key already was. */
+export type RevokeResult = 'revoked' | 'not-found' | 'own-key' | 'last-active';
+
+/**
+ * API keys, stored as the SHA-256 of the key. The statements that decide from a workspace's keys
+ * (the first key of a workspace, the last active one) run under the workspace row lock, which
+ * serialises them with each other.
+ */
+@Injectable()
+export class ApiKeysRepository {
+  constructor(private readonly db: Database) {}
+
+  /** The active key with this hash, if any. */
+  async findActive(keyHash: string): Promise<{ id: string; workspace_id: string } | undefined> {
+    // Every authenticated request runs this: a named statement is parsed and planned once per
+    // connection.
+    const res = await this.db.query<{ id: string; workspace_id: string }>({
+      name: 'api_key_lookup',
+      text: 'SELECT id, workspace_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      values: [keyHash],
+    });
+    return res.rows[0];
+  }
+
+  async touch(keyId: string): Promise<void> {
+    await this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]);
+  }
+
+  async list(workspaceId: string): Promise<ApiKeyRow[]> {
+    const res = await this.db.query<ApiKeyRow>(
+      `SELECT id, workspace_id, name, created_at, last_used_at, revoked_at FROM api_keys
+       WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
+      [workspaceId],
+    );
+    return res.rows;
+  }
+
+  /** A key in a workspace known to exist (the caller's). */
+  insert(workspaceId: string, name: string, keyHash: string): Promise<CreatedKeyRow> {
+    return insertKey(this.db, workspaceId, name, keyHash);
+  }
+
+  /**
+   * A key in a workspace named by the caller, under its row lock: 'no-workspace' when there is no
+   * such workspace; with `onlyFirst`, 'has-active-key' when the workspace already has an active key
+   * (the lock makes concurrent first keys wait, so only one of them sees none).
+   */
+  insertLocked(
+    workspaceId: string,
+    name: string,
+    keyHash: string,
+    onlyFirst: boolean,
+  ): Promise<CreatedKeyRow | NotCreated> {
+    return this.db.transaction(async (client) => {
+      if (!(await lockWorkspace(client, workspaceId))) return 'no-workspace';
+      if (onlyFirst) {
+        const active = await client.query(
+          'SELECT 1 FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL LIMIT 1',
+          [workspaceId],
+        );
+        if (active.rows.length > 0) return 'has-active-key';
+      }
+      return insertKey(client, workspaceId, name, keyHash);
+    });
+  }
+
+  /**
+   * Revokes the key `id` of the workspace, unless it is the caller's own (`callerKeyId`) or the
+   * workspace's last active key. Revoking twice keeps the first revocation time and answers the same.
+   */
+  revoke(workspaceId: string, callerKeyId: string, id: string): Promise<RevokeResult> {
+    return this.db.transaction(async (client) => {
+      await lockWorkspace(client, workspaceId);
+      const res = await client.query<{ revoked: boolean; others_active: number }>(
+        `SELECT k.revoked_at IS NOT NULL AS revoked,
+                (SELECT count(*)::int FROM api_keys o
+                 WHERE o.workspace_id = k.workspace_id AND o.revoked_at IS NULL AND o.id <> k.id)
+                  AS others_active
+         FROM api_keys k WHERE k.id = $1 AND k.workspace_id = $2`,
+        [id, workspaceId],
+      );
+      if (res.rows.length === 0) return 'not-found';
+      if (id === callerKeyId) return 'own-key';
+      if (res.rows[0].revoked) return 'revoked';
+      if (res.rows[0].others_active === 0) return 'last-active';
+      await client.query(
+        'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND workspace_id = $2',
+        [id, workspaceId],
+      );
+      return 'revoked';
+    });
+  }
+}
+
+/** Locks the workspace row; false when there is no such workspace. */
+async function lockWorkspace(client: PoolClient, workspaceId: string): Promise<boolean> {
+  const res = await client.query('SELECT id FROM workspaces WHERE id = $1 FOR UPDATE', [
+    workspaceId,
+  ]);
+  return res.rows.length > 0;
+}
+
+async function insertKey(
+  client: Pick<Database, 'query'>,
+  workspaceId: string,
+  name: string,
+  keyHash: string,
+): Promise<CreatedKeyRow> {
+  const res = await client.query<CreatedKeyRow>(
+    `INSERT INTO api_keys (workspace_id, name, key_hash) VALUES ($1, $2, $3)
+     RETURNING id, workspace_id, name, created_at`,
+    [workspaceId, name, keyHash],
+  );
+  return res.rows[0];
+}

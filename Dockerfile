@@ -8,7 +8,7 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json tsconfig.migrations.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build
+RUN npm run build:service
 
 # --- production dependencies only (no compiler, linters or test tools) ----------------------------
 FROM node:20-bookworm-slim AS deps

@@ -8,7 +8,7 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json tsconfig.migrations.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build
+RUN npm run build:service
 
 # --- production dependencies only (no compiler, linters or test tools) ----------------------------
 FROM node:20-bookworm-slim AS deps
@@ -28,6 +28,9 @@ COPY package.json ./
 # Only the embedded PostgreSQL (DATABASE_URL unset) writes, under ./.data; mount a volume there to
 # keep its data, or better, set DATABASE_URL.
 RUN mkdir -p /app/.data && chown node:node /app/.data
+# An extension installed as a package resolves its peer dependency `workflow-orchestrator` through
+# node_modules to this service itself, the copy that runs (README "An image with extensions").
+RUN ln -s /app /app/node_modules/workflow-orchestrator
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \

@@ -9,10 +9,19 @@ import {
 } from './database/embedded-postgres';
 import { runMigrations } from './database/migrations';
 import { createApp } from './bootstrap';
+import {
+  describeExtension,
+  ExtensionError,
+  loadExtensions,
+  type LoadedExtension,
+} from './extensions';
 
 const SHUTDOWN_TIMEOUT_MS = 30_000;
 
-/** A start-up failure the operator can fix (the database cannot be started or reached). */
+/**
+ * A start-up failure the operator can fix (the database cannot be started or reached, an extension
+ * cannot be loaded).
+ */
 class StartError extends Error {}
 
 function describeDatabase(url: string): string {
@@ -36,6 +45,20 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createPinoLogger(config.logLevel);
+  // Before anything starts: an extension that cannot load stops the process with nothing to undo.
+  let extensions: LoadedExtension[];
+  try {
+    extensions = loadExtensions(config.extensionModules);
+  } catch (err) {
+    if (err instanceof ExtensionError) throw new StartError(`failed to start: ${err.message}`);
+    throw err;
+  }
+  if (extensions.length > 0) {
+    logger.info(
+      { extensions: extensions.map(({ name, file }) => ({ name, file })) },
+      `loaded ${extensions.length} extension(s): ${extensions.map(describeExtension).join(', ')}`,
+    );
+  }
 
   const running: { app?: NestExpressApplication; embedded?: EmbeddedDatabase } = {};
   // Installed before anything starts, so that a signal during start-up still stops what has started.
@@ -114,7 +137,7 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = await createApp(config, logger);
+  const app = await createApp(config, logger, extensions.map((e) => e.module));
   running.app = app;
   if (stopping) return;
   await app.listen(config.port);

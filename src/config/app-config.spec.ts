@@ -172,6 +172,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ WORKSPACE_MAX_CONCURRENT_STEPS: '1' }).executor.workspaceMaxSteps).toBe(1);
   });
 
+  it('reads EXTENSION_MODULES as a list, trimming entries and dropping empty ones', () => {
+    expect(
+      loadConfig({ EXTENSION_MODULES: ' @acme/greetings , ./extensions/billing,,' })
+        .extensionModules,
+    ).toEqual(['@acme/greetings', './extensions/billing']);
+    expect(loadConfig({ EXTENSION_MODULES: ' , ' }).extensionModules).toBe(undefined);
+  });
+
   it('accepts 1/0 and any case for booleans', () => {
     expect(loadConfig({ EXECUTOR_ENABLED: '0' }).executor.enabled).toBe(false);
     expect(loadConfig({ EXECUTOR_ENABLED: 'TRUE' }).executor.enabled).toBe(true);

@@ -216,6 +216,12 @@ export class EnvironmentVariables {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  /** Package names or paths, comma-separated; each entry is resolved and loaded by src/extensions.ts. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  EXTENSION_MODULES?: string;
+
   // What a workspace may store (README "Limits on stored data"): each bounds the worst case of a list
   // the contract answers without pagination, or of a run's page.
   @Transform(toInt)
@@ -310,6 +316,11 @@ export interface AppConfig {
    */
   encryption: { key?: Buffer; previousKeys: Buffer[] };
   logLevel: string;
+  /**
+   * Nest modules loaded at boot (README "Extending the service"): package names or paths as written,
+   * paths relative to the working directory. Unset: none.
+   */
+  extensionModules?: string[];
   limits: StorageLimits;
 }
 
@@ -430,6 +441,7 @@ export const CONFIG_VARIABLES = [
   'ENCRYPTION_KEY',
   'ENCRYPTION_KEY_PREVIOUS',
   'LOG_LEVEL',
+  'EXTENSION_MODULES',
   'MAX_DEFINITIONS_PER_WORKSPACE',
   'MAX_DEFINITION_BYTES',
   'MAX_RUN_INPUT_BYTES',
@@ -467,6 +479,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     vars.ENCRYPTION_KEY_PREVIOUS,
     problems,
   );
+  const extensionModules = (vars.EXTENSION_MODULES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: vars.PORT,
@@ -508,6 +524,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     encryption,
     logLevel: vars.LOG_LEVEL ?? 'info',
+    extensionModules: extensionModules.length > 0 ? extensionModules : undefined,
     limits: {
       definitionsPerWorkspace: vars.MAX_DEFINITIONS_PER_WORKSPACE,
       definitionBytes: vars.MAX_DEFINITION_BYTES,

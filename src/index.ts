@@ -1,0 +1,25 @@
+/**
+ * The package's public entry point (`require('workflow-orchestrator')`): what an extension or an
+ * embedding application may import. Everything else under dist/ is internal and may change in any
+ * release; the package's `exports` map refuses deep imports.
+ */
+
+// Task handlers: providers marked with @TaskHandler(name), found by the registry at boot.
+export { TaskHandler } from './handlers/task-handler';
+export type { TaskHandlerContext, TaskHandlerImpl } from './handlers/task-handler';
+
+// The step contract: what a step type's executor receives and returns. NonRetryableError fails the
+// attempt without retries, thrown by a task handler as by an executor.
+export { NonRetryableError } from './steps/step-executor';
+export type { StepContext, StepExecutor, StepOutcome } from './steps/step-executor';
+
+// --- step-type registry: StepTypesModule, StepTypeDescriptor, BaseStepDto (issue 12, item 3) ---
+// --- end of step-type registry -----------------------------------------------------------------
+
+// Embedding the service in a process of one's own, as dist/main.js does: loadConfig, runMigrations,
+// then createApp(config, createPinoLogger(config.logLevel), [the embedder's modules]).
+export { createApp } from './bootstrap';
+export { ConfigError, loadConfig } from './config/app-config';
+export type { AppConfig } from './config/app-config';
+export { createPinoLogger } from './common/logger';
+export { runMigrations } from './database/migrations';

@@ -13,8 +13,12 @@ export type { TaskHandlerContext, TaskHandlerImpl } from './handlers/task-handle
 export { NonRetryableError } from './steps/step-executor';
 export type { StepContext, StepExecutor, StepOutcome } from './steps/step-executor';
 
-// --- step-type registry: StepTypesModule, StepTypeDescriptor, BaseStepDto (issue 12, item 3) ---
-// --- end of step-type registry -----------------------------------------------------------------
+// Step types: a descriptor per type (its DTO, checks, jump fields, default attempts, executor),
+// registered from a module with StepTypesModule.register([...]); the DTO extends BaseStepDto.
+export { StepTypesModule } from './steps/step-types.module';
+export type { StepTypeDescriptor } from './steps/step-type';
+export { BaseStepDto } from './steps/step-dtos';
+export type { StepDefinition } from './steps/step-definition';
 
 // Embedding the service in a process of one's own, as dist/main.js does: loadConfig, runMigrations,
 // then createApp(config, createPinoLogger(config.logLevel), [the embedder's modules]).

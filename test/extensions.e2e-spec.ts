@@ -136,6 +136,66 @@ describe('extensions (EXTENSION_MODULES)', () => {
       expect(types.filter((t) => t === 'STEP_STARTED')).toHaveLength(1);
       expect(types).not.toContain('STEP_RETRYING');
     });
+
+    it('registers its step type beside the built-in ones', () => {
+      expect(logLines(service)).toContainEqual(
+        expect.objectContaining({
+          msg: expect.stringContaining(
+            'step types task, wait, condition, external_event, llm, approval, shout',
+          ),
+        }),
+      );
+    });
+
+    it('runs its shout step type in a workflow, after a built-in step', async () => {
+      const definitionId = await createDefinition(http, key, [
+        { type: 'task', name: 'hello', handler: 'greet', config: { name: 'Ada' } },
+        { type: 'shout', name: 'loud', text: 'welcome {{who}}' },
+        { type: 'shout', name: 'louder', from: 'who', outputKey: 'name' },
+      ]);
+      const runId = await startRun(http, key, definitionId, { who: 'ada' });
+
+      const run = await waitForRun(http, key, runId, 'COMPLETED', 30_000);
+      expect(run.output).toEqual({
+        who: 'ada',
+        hello: { greeting: 'Hello, Ada!', attempt: 1 },
+        loud: { text: 'WELCOME ADA!' },
+        name: { text: 'ADA!' },
+      });
+    });
+
+    it("validates its steps with the type's DTO and check, naming the field", async () => {
+      const res = await http
+        .post('/v1/workflow-definitions')
+        .set('x-api-key', key)
+        .send({
+          name: 'shouting',
+          version: '1',
+          steps: [
+            { type: 'shout', name: 'a', text: 'hi', volume: 11 },
+            { type: 'shout', name: 'b' },
+          ],
+        })
+        .expect(400);
+      expect(res.body.error.details.errors).toEqual([
+        { field: 'steps[0].volume', message: 'is not allowed' },
+        { field: 'steps[1].text', message: 'give either text or from, not both or neither' },
+      ]);
+    });
+
+    it('lists its step type in the message for an unknown type', async () => {
+      const res = await http
+        .post('/v1/workflow-definitions')
+        .set('x-api-key', key)
+        .send({ name: 'unknown', version: '1', steps: [{ type: 'whisper', name: 'a' }] })
+        .expect(400);
+      expect(res.body.error.details.errors).toEqual([
+        {
+          field: 'steps[0].type',
+          message: 'must be one of task, wait, condition, external_event, llm, approval, shout',
+        },
+      ]);
+    });
   });
 
   it('exits 1 naming an extension path that does not exist', async () => {

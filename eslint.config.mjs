@@ -23,6 +23,7 @@ const LAYERS = [
   ['expressions'],
   ['steps'],
   ['queue', 'database'],
+  ['metrics', 'tracing'],
   ['config'],
   ['common'],
 ];

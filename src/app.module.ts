@@ -20,6 +20,7 @@ import { EnvelopeExceptionFilter } from './common/exception.filter';
 import { createValidationPipe } from './common/validation';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { HealthModule } from './health/health.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
 import { WorkspacesModule } from './workspaces/workspaces.module';
@@ -64,6 +65,7 @@ export class AppModule {
           },
         }),
         DatabaseModule,
+        MetricsModule,
         RateLimitModule,
         HealthModule,
         WorkspacesModule,

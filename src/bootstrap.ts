@@ -1,6 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { Express } from 'express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
@@ -8,6 +9,8 @@ import { accessLog, answerClientErrors, jsonBody, requestId } from './common/htt
 import { PinoNestLogger } from './common/logger';
 import type { AppConfig } from './config/app-config';
 import { documentStepTypes } from './definitions/dto/definition.dto';
+import { Metrics } from './metrics/metrics';
+import { httpMetrics, metricsHandler } from './metrics/metrics-http';
 import { StepTypeRegistry } from './steps/step-type.registry';
 
 /**
@@ -31,6 +34,15 @@ export async function createApp(
   answerClientErrors(app.getHttpServer());
   app.use(requestId());
   app.use(accessLog(logger));
+  const metrics = app.get(Metrics);
+  if (metrics.enabled) {
+    app.use(httpMetrics(metrics));
+    // Public like /live, before the API's guards; on METRICS_PORT instead when that is set.
+    if (config.metrics.port === undefined) {
+      const express: Express = app.getHttpAdapter().getInstance();
+      express.get('/metrics', metricsHandler(metrics));
+    }
+  }
   app.use(jsonBody());
 
   const document = SwaggerModule.createDocument(

@@ -216,6 +216,34 @@ export class EnvironmentVariables {
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   LOG_LEVEL = 'info';
 
+  @Transform(toBool)
+  @IsBoolean()
+  METRICS_ENABLED = true;
+
+  /** Unset: /metrics is served on PORT. */
+  @Transform(toInt)
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(MAX_TIMER_MS)
+  METRICS_DATABASE_REFRESH_MS = 15_000;
+
+  @Transform(toBool)
+  @IsBoolean()
+  METRICS_WORKSPACE_LABEL = false;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  METRICS_MAX_LABEL_VALUES = 200;
+
   /** Package names or paths, comma-separated; each entry is resolved and loaded by src/extensions.ts. */
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -316,6 +344,17 @@ export interface AppConfig {
    */
   encryption: { key?: Buffer; previousKeys: Buffer[] };
   logLevel: string;
+  metrics: {
+    enabled: boolean;
+    /** A port of its own for /metrics; unset: served on the API's port. */
+    port?: number;
+    /** How often the database-backed gauges (backlog, pending approvals) are read. */
+    databaseRefreshMs: number;
+    /** A `workspace` label on the per-workspace families. */
+    workspaceLabel: boolean;
+    /** Distinct values of a tenant-chosen label (workflow, model, workspace) before `other`. */
+    maxLabelValues: number;
+  };
   /**
    * Nest modules loaded at boot (README "Extending the service"): package names or paths as written,
    * paths relative to the working directory. Unset: none.
@@ -441,6 +480,11 @@ export const CONFIG_VARIABLES = [
   'ENCRYPTION_KEY',
   'ENCRYPTION_KEY_PREVIOUS',
   'LOG_LEVEL',
+  'METRICS_ENABLED',
+  'METRICS_PORT',
+  'METRICS_DATABASE_REFRESH_MS',
+  'METRICS_WORKSPACE_LABEL',
+  'METRICS_MAX_LABEL_VALUES',
   'EXTENSION_MODULES',
   'MAX_DEFINITIONS_PER_WORKSPACE',
   'MAX_DEFINITION_BYTES',
@@ -524,6 +568,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     encryption,
     logLevel: vars.LOG_LEVEL ?? 'info',
+    metrics: {
+      enabled: vars.METRICS_ENABLED,
+      port: vars.METRICS_PORT,
+      databaseRefreshMs: vars.METRICS_DATABASE_REFRESH_MS,
+      workspaceLabel: vars.METRICS_WORKSPACE_LABEL,
+      maxLabelValues: vars.METRICS_MAX_LABEL_VALUES,
+    },
     extensionModules: extensionModules.length > 0 ? extensionModules : undefined,
     limits: {
       definitionsPerWorkspace: vars.MAX_DEFINITIONS_PER_WORKSPACE,

@@ -8,30 +8,30 @@ import type { StepDefinition } from '../steps/step-definition';
  * of an entry is the UTF-8 length of its JSON; the parsed objects take a small multiple of that, so
  * the bound is on the order of the memory held, not an exact figure.
  */
-export class DefinitionCache {
+export class DefinitionCache<V = StepDefinition[]> {
   /** Map iteration follows insertion order: re-inserting on every hit keeps the oldest first. */
-  private readonly entries = new Map<string, { steps: StepDefinition[]; bytes: number }>();
+  private readonly entries = new Map<string, { value: V; bytes: number }>();
   private totalBytes = 0;
 
   constructor(
     private readonly maxBytes: number,
-    private readonly sizeOf: (steps: StepDefinition[]) => number = jsonBytes,
+    private readonly sizeOf: (value: V) => number = jsonBytes,
   ) {}
 
-  get(definitionId: string): StepDefinition[] | undefined {
+  get(definitionId: string): V | undefined {
     const entry = this.entries.get(definitionId);
     if (!entry) return undefined;
     this.entries.delete(definitionId);
     this.entries.set(definitionId, entry);
-    return entry.steps;
+    return entry.value;
   }
 
-  set(definitionId: string, steps: StepDefinition[]): void {
+  set(definitionId: string, value: V): void {
     this.delete(definitionId);
-    const bytes = this.sizeOf(steps);
+    const bytes = this.sizeOf(value);
     // An entry larger than the whole cache would only evict everything else and then itself.
     if (bytes > this.maxBytes) return;
-    this.entries.set(definitionId, { steps, bytes });
+    this.entries.set(definitionId, { value, bytes });
     this.totalBytes += bytes;
     for (const [oldest, entry] of this.entries) {
       if (this.totalBytes <= this.maxBytes) break;

@@ -19,12 +19,20 @@ import { timeOrderedUuid } from '../common/ids';
 import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL } from '../queue/channels';
 import type { BufferedWork, ClaimedStep } from '../queue/outcome-plan';
 import { StepQueue } from '../queue/step-queue';
+import { Metrics, type StepOutcomeLabel } from '../metrics/metrics';
+import type { OutcomePlan } from '../queue/outcome-plan';
 import { DefinitionCache } from './definition-cache';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
 import { planOutcome } from './outcome-planner';
 import type { StepOutcome } from '../steps/step-executor';
 
 const SHUTDOWN_GRACE_MS = 25_000;
+
+/** What the executor keeps of a definition: its name (a metrics label) and its steps. */
+interface Definition {
+  name: string;
+  steps: StepDefinition[];
+}
 /** Steps whose failure one sweep records (CLAIM_UNRECORDED_STEPS); the next tick takes any rest. */
 const UNRECORDED_BATCH = 20;
 const POLL_INTERVAL_NAME = 'executor-poll';
@@ -56,7 +64,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly logger = new Logger(ExecutorService.name);
   readonly workerId: string;
   private readonly queue: StepQueue;
-  private readonly definitions: DefinitionCache;
+  private readonly definitions: DefinitionCache<Definition>;
   /** Claims steps into EXECUTOR_CONCURRENCY slots; a run keeps its slot from step to step. */
   private readonly poller: LeasedPoller<ClaimedStep>;
   /** Workspaces last seen with due steps while every slot was busy (see `continuesHere`). */
@@ -71,6 +79,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     db: Database,
     private readonly stepTypes: StepTypeRegistry,
     scheduler: SchedulerRegistry,
+    private readonly metrics: Metrics,
   ) {
     this.poller = new LeasedPoller<ClaimedStep>(this.logger, scheduler, {
       pollName: POLL_INTERVAL_NAME,
@@ -101,7 +110,13 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       leaseMs: config.executor.leaseMs,
       recordMaxFailures: config.executor.recordMaxFailures,
     });
-    this.definitions = new DefinitionCache(config.limits.definitionCacheBytes);
+    this.definitions = new DefinitionCache<Definition>(config.limits.definitionCacheBytes);
+    if (config.executor.enabled) {
+      metrics.observeSlots(() => ({
+        capacity: config.executor.concurrency,
+        inUse: this.poller.items().length,
+      }));
+    }
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -164,7 +179,12 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       this.heldByWorkspace(),
       executor.workspaceMaxSteps ?? executor.concurrency,
     );
-    for (const step of claimed) this.waiting.delete(step.workspaceId);
+    for (const step of claimed) {
+      this.waiting.delete(step.workspaceId);
+      if (step.claimDelaySeconds !== null) {
+        this.metrics.stepClaimed(step.stepType, step.claimDelaySeconds);
+      }
+    }
     if (claimed.length < limit) this.waiting.clear();
     return claimed;
   }
@@ -237,8 +257,10 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     signal: AbortSignal,
     buffered: BufferedWork,
   ): Promise<ClaimedStep | null> {
-    const steps = await this.definitionSteps(claimed.run.definitionId);
+    const definition = await this.definition(claimed.run.definitionId);
+    const { steps } = definition;
     const step = steps[claimed.stepIndex];
+    const started = performance.now();
     const executor = this.stepTypes.executorFor(step.type);
     let outcome: StepOutcome;
     if (!executor) {
@@ -293,10 +315,11 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     }
     const { next, wakeAt } = await this.record(
       claimed,
-      steps,
+      definition,
       outcome,
       buffered,
       this.poller.running && this.continuesHere(claimed.workspaceId),
+      (performance.now() - started) / 1000,
     );
     if (wakeAt) this.wakeAt(wakeAt);
     return next;
@@ -357,10 +380,9 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
         MAX_ERROR_CHARS,
       );
       try {
-        const steps = await this.definitionSteps(step.run.definitionId);
         await this.record(
           step,
-          steps,
+          await this.definition(step.run.definitionId),
           { kind: 'fail', error, retryable: false },
           { events: [], writes: [] },
           false,
@@ -377,18 +399,20 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   /**
    * Plans the outcome (the run's state machine, a pure function) and records it through this worker's
    * queue. Returns the run's next step when this worker continues it, and the due time of any timer
-   * the recorded outcome set.
+   * the recorded outcome set. Once recorded, counts the step's execution (when it executed: `seconds`)
+   * and the run's end.
    */
   private async record(
     claimed: ClaimedStep,
-    steps: readonly StepDefinition[],
+    definition: Definition,
     outcome: StepOutcome,
     buffered: BufferedWork,
     continueHere: boolean,
+    seconds?: number,
   ): Promise<{ next: ClaimedStep | null; wakeAt: Date | null }> {
     const plan = planOutcome({
       claimed,
-      steps,
+      steps: definition.steps,
       outcome,
       continueHere,
       now: Date.now(),
@@ -396,7 +420,18 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       defaultMaxAttempts: (type) => this.stepTypes.defaultMaxAttempts(type),
     });
     const written = await this.queue.record(claimed, plan, buffered);
-    return { next: written.next, wakeAt: written.recorded ? plan.wakeAt : null };
+    if (!written.recorded) return { next: written.next, wakeAt: null };
+    if (seconds !== undefined)
+      this.metrics.stepExecuted(claimed.stepType, stepLabel(plan), seconds);
+    if (plan.run.status === 'COMPLETED' || plan.run.status === 'FAILED') {
+      this.metrics.runFinished(
+        claimed.workspaceId,
+        definition.name,
+        plan.run.status === 'COMPLETED' ? 'completed' : 'failed',
+        claimed.run.createdAt,
+      );
+    }
+    return { next: written.next, wakeAt: plan.wakeAt };
   }
 
   /**
@@ -436,12 +471,12 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
     });
   }
 
-  private async definitionSteps(definitionId: string): Promise<StepDefinition[]> {
+  private async definition(definitionId: string): Promise<Definition> {
     const cached = this.definitions.get(definitionId);
     if (cached) return cached;
-    const steps = await this.queue.definitionSteps<StepDefinition>(definitionId);
-    this.definitions.set(definitionId, steps);
-    return steps;
+    const definition = await this.queue.definition<StepDefinition>(definitionId);
+    this.definitions.set(definitionId, definition);
+    return definition;
   }
 
   private async extendLeases(): Promise<void> {
@@ -454,5 +489,19 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
 
   private abortRun(runId: string): void {
     this.poller.abort((step) => step.runId === runId, 'run cancelled');
+  }
+}
+
+/** The `outcome` label of a step's recorded execution. */
+function stepLabel(plan: OutcomePlan): StepOutcomeLabel {
+  switch (plan.step.status) {
+    case 'COMPLETED':
+      return 'completed';
+    case 'WAITING':
+      return plan.run.status === 'PAUSED' ? 'paused' : 'waiting';
+    case 'PENDING':
+      return 'retry';
+    case 'FAILED':
+      return 'failed';
   }
 }

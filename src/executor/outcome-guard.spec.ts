@@ -18,7 +18,15 @@ function claimed(state: Record<string, unknown> = {}): ClaimedStep {
     wake: null,
     signal: null,
     startedAt: new Date(),
-    run: { id: 'r', workspaceId: 'w', definitionId: 'd', state, stepsExecuted: 0 },
+    claimDelaySeconds: null,
+    run: {
+      id: 'r',
+      workspaceId: 'w',
+      definitionId: 'd',
+      state,
+      stepsExecuted: 0,
+      createdAt: new Date(),
+    },
   };
 }
 

@@ -24,12 +24,14 @@ function claimed(over: Partial<ClaimedStep> = {}, stepsExecuted = 1): ClaimedSte
     wake: null,
     signal: null,
     startedAt: STARTED,
+    claimDelaySeconds: 0.01,
     run: {
       id: 'run-1',
       workspaceId: 'ws-1',
       definitionId: 'def-1',
       state: { fetch: { ok: true } },
       stepsExecuted,
+      createdAt: STARTED,
     },
     ...over,
   };

@@ -12,6 +12,7 @@ import {
 import { renderString, TemplateError } from '../common/templates';
 import { timerDelay } from '../common/timers';
 import { CostsRepository } from '../costs/costs.repository';
+import { Metrics } from '../metrics/metrics';
 import type { LlmStep } from '../steps/step-definition';
 import type { StepContext, StepExecutor, StepOutcome } from '../steps/step-executor';
 import { TaskHandlerRegistry } from '../handlers/task-handler.registry';
@@ -69,6 +70,7 @@ export class LlmStepExecutor implements StepExecutor {
     private readonly pricing: LlmPricing,
     private readonly handlers: TaskHandlerRegistry,
     private readonly costs: CostsRepository,
+    private readonly metrics: Metrics,
   ) {}
 
   async execute(ctx: StepContext): Promise<StepOutcome> {
@@ -189,9 +191,12 @@ export class LlmStepExecutor implements StepExecutor {
           : this.providers.describeError(err);
         const payload: Record<string, unknown> = { model, error: reason };
         // Tool round trips before the failure used tokens the provider bills.
-        if (usage.inputTokens + usage.outputTokens > 0) {
-          Object.assign(payload, this.recordCost(ctx, step, model, usage));
-        }
+        const billed =
+          usage.inputTokens + usage.outputTokens > 0
+            ? this.recordCost(ctx, step, model, usage)
+            : null;
+        if (billed) Object.assign(payload, billed);
+        this.metrics.llmCall(ctx.workspaceId, model, 'error', billed);
         ctx.emit('LLM_CALL_FAILED', payload);
         return { ok: false, reason };
       }
@@ -200,6 +205,7 @@ export class LlmStepExecutor implements StepExecutor {
     }
 
     const cost = this.recordCost(ctx, step, model, usage);
+    this.metrics.llmCall(ctx.workspaceId, model, 'success', cost);
     ctx.emit('LLM_CALL_COMPLETED', { model, ...cost });
 
     const guardrail = (name: string, reason: string): CallResult => {

@@ -18,6 +18,7 @@ export interface RunSnapshot {
   definitionId: string;
   state: Record<string, unknown>;
   stepsExecuted: number;
+  createdAt: Date;
 }
 
 /** A step run a worker holds the lease on, with what it needs to execute. */
@@ -32,6 +33,8 @@ export interface ClaimedStep {
   wake: WakeReason;
   signal: ReceivedSignal | null;
   startedAt: Date;
+  /** Seconds it waited from becoming due to being claimed; null when its worker went straight on. */
+  claimDelaySeconds: number | null;
   run: RunSnapshot;
 }
 

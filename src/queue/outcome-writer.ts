@@ -241,6 +241,7 @@ export class OutcomeWriter {
       wake: null,
       signal: null,
       startedAt: startedAt ?? new Date(),
+      claimDelaySeconds: null,
       run: { ...claimed.run, state: plan.run.state, stepsExecuted: plan.run.stepsExecuted },
     };
   }

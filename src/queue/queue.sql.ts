@@ -73,7 +73,8 @@ export const CLAIM_STEPS = `
       LIMIT LEAST($2, GREATEST($6::int - COALESCE(h.steps, 0), 0))
     ) c
   ), due AS (
-    SELECT s.id, r.status AS run_status, r.definition_id, r.state, r.steps_executed
+    SELECT s.id, r.status AS run_status, r.definition_id, r.state, r.steps_executed,
+           r.created_at AS run_created_at, c.due_at AS was_due
     FROM candidates c
     JOIN step_runs s ON s.id = c.id AND s.status = c.status AND s.due_at = c.due_at
     JOIN workflow_runs r ON r.id = s.run_id
@@ -93,7 +94,8 @@ export const CLAIM_STEPS = `
     WHERE s.id = due.id
     RETURNING s.id, s.run_id, s.workspace_id, s.step_index, s.step_name, s.step_type, s.attempt,
               s.wake_reason, s.signal, s.started_at, due.run_status, due.definition_id, due.state,
-              due.steps_executed
+              due.steps_executed, due.run_created_at,
+              EXTRACT(EPOCH FROM now() - due.was_due)::float8 AS claim_delay
   ), started AS (
     UPDATE workflow_runs r SET status = 'RUNNING', updated_at = now()
     FROM claimed c
@@ -112,7 +114,7 @@ export const CLAIM_STEPS = `
     ORDER BY ord, k
   )
   SELECT id, run_id, workspace_id, step_index, step_name, step_type, attempt, wake_reason, signal,
-         started_at, definition_id, state, steps_executed
+         started_at, definition_id, state, steps_executed, run_created_at, claim_delay
   FROM claimed`;
 
 /**
@@ -130,7 +132,7 @@ export const DUE_WORKSPACES = `
     LIMIT 1
   ) due`;
 
-export const LOAD_DEFINITION_STEPS = `SELECT steps FROM workflow_definitions WHERE id = $1`;
+export const LOAD_DEFINITION_STEPS = `SELECT name, steps FROM workflow_definitions WHERE id = $1`;
 
 /**
  * Locks the run before touching its step: the API's cancel/resume/retry lock the run first too, so the
@@ -396,7 +398,7 @@ export const RELEASE_WORKER_STEPS = `
  */
 export const CLAIM_UNRECORDED_STEPS = `
   WITH doomed AS (
-    SELECT s.id, r.definition_id, r.state, r.steps_executed
+    SELECT s.id, r.definition_id, r.state, r.steps_executed, r.created_at
     FROM step_runs s JOIN workflow_runs r ON r.id = s.run_id
     WHERE s.status = 'PENDING' AND s.due_at IS NULL
     LIMIT $2
@@ -410,7 +412,7 @@ export const CLAIM_UNRECORDED_STEPS = `
   WHERE s.id = d.id
   RETURNING s.id, s.run_id, s.workspace_id, s.step_index, s.step_name, s.step_type, s.attempt,
             s.wake_reason, s.signal, s.started_at, d.definition_id, d.state, d.steps_executed,
-            s.record_failures, s.record_error`;
+            d.created_at AS run_created_at, s.record_failures, s.record_error`;
 
 export const NOTIFY_STEP_READY = `SELECT pg_notify('${STEP_READY_CHANNEL}', '')`;
 
@@ -427,7 +429,7 @@ export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, outp
  */
 export const CREATE_RUN = `
   WITH def AS (
-    SELECT steps -> 0 ->> 'name' AS step_name, steps -> 0 ->> 'type' AS step_type
+    SELECT name AS workflow, steps -> 0 ->> 'name' AS step_name, steps -> 0 ->> 'type' AS step_type
     FROM workflow_definitions WHERE workspace_id = $1::uuid AND id = $2::uuid
   ), run AS (
     INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key)
@@ -438,11 +440,12 @@ export const CREATE_RUN = `
     INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
     SELECT run.id, $1::uuid, 0, def.step_name, def.step_type, 'PENDING', now() FROM run, def
   )
-  SELECT run.*, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM run`;
+  SELECT run.*, def.workflow, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified
+  FROM run, def`;
 
 /** The first step of a definition ($2) of workspace $1, read by the slow path of a create. */
 export const FIRST_STEP = `
-  SELECT steps -> 0 ->> 'name' AS name, steps -> 0 ->> 'type' AS type
+  SELECT steps -> 0 ->> 'name' AS name, steps -> 0 ->> 'type' AS type, name AS workflow
   FROM workflow_definitions WHERE workspace_id = $1 AND id = $2`;
 
 /** The slow path's insert: ON CONFLICT waits for a concurrent insert of the same key, then yields. */
@@ -468,8 +471,10 @@ export const LOCK_WORKSPACE_RUN = `
   SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND id = $2 FOR UPDATE`;
 
 export const CANCEL_RUN = `
-  UPDATE workflow_runs SET status = 'CANCELLED', updated_at = now(), finished_at = now()
-  WHERE id = $1 RETURNING id, status, updated_at`;
+  UPDATE workflow_runs r SET status = 'CANCELLED', updated_at = now(), finished_at = now()
+  WHERE id = $1
+  RETURNING id, status, updated_at, created_at,
+            (SELECT d.name FROM workflow_definitions d WHERE d.id = r.definition_id) AS workflow`;
 
 /** Closes every unfinished step of a cancelled run; in-flight ones are told through NOTIFY. */
 export const CANCEL_STEPS = `

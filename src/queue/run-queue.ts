@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { Database, type Queryable } from '../common/database';
+import { Metrics } from '../metrics/metrics';
 import { enqueueWebhookEvent } from './outbox';
 import type { ReceivedSignal } from './outcome-plan';
 import * as SQL from './queue.sql';
@@ -35,6 +36,9 @@ export interface StepRef {
   type: string;
 }
 
+/** What a create reads besides the run: its definition's name (a metrics label). */
+type CreatedRow = RunRow & { workflow: string };
+
 type Transition = { id: string; status: RunStatus; updated_at: Date };
 
 /**
@@ -44,7 +48,10 @@ type Transition = { id: string; status: RunStatus; updated_at: Date };
  */
 @Injectable()
 export class RunQueue {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly metrics: Metrics,
+  ) {}
 
   /** Creates the run and its first step run (due now), or returns the run holding the idempotency key. */
   async create(
@@ -54,15 +61,22 @@ export class RunQueue {
     idempotencyKey: string | undefined,
   ): Promise<{ run: RunRow; created: boolean } | undefined> {
     const values = [workspaceId, definitionId, JSON.stringify(input), idempotencyKey ?? null];
-    const quick = await this.db.query<RunRow>(
+    const quick = await this.db.query<CreatedRow>(
       { name: 'runs_create', text: SQL.CREATE_RUN },
       values,
     );
-    if (quick.rowCount) return { run: quick.rows[0], created: true };
+    if (quick.rowCount) {
+      this.metrics.runStarted(workspaceId, quick.rows[0].workflow);
+      return { run: quick.rows[0], created: true };
+    }
     // No row: the definition does not exist here, or the idempotency key is taken. The transaction
     // below tells the two apart (and waits for a concurrent holder of the key).
-    return this.db.transaction(async (client) => {
-      const def = await client.query<StepRef>(SQL.FIRST_STEP, [workspaceId, definitionId]);
+    let workflow: string | undefined;
+    const result = await this.db.transaction(async (client) => {
+      const def = await client.query<StepRef & { workflow: string }>(SQL.FIRST_STEP, [
+        workspaceId,
+        definitionId,
+      ]);
       if (def.rowCount === 0) return undefined;
       const inserted = await client.query<RunRow>(SQL.INSERT_RUN, values);
       if (inserted.rowCount === 0) {
@@ -76,17 +90,26 @@ export class RunQueue {
       const first = def.rows[0];
       await client.query(SQL.QUEUE_STEP, [run.id, workspaceId, 0, first.name, first.type]);
       await client.query(SQL.NOTIFY_STEP_READY);
+      workflow = first.workflow;
       return { run, created: true };
     });
+    if (result?.created && workflow !== undefined) this.metrics.runStarted(workspaceId, workflow);
+    return result;
   }
 
   /** PENDING, RUNNING, WAITING or PAUSED -> CANCELLED; in-flight steps are told through NOTIFY. */
-  cancel(workspaceId: string, id: string): Promise<TransitionResult> {
-    return this.transition(workspaceId, id, async (client, run) => {
+  async cancel(workspaceId: string, id: string): Promise<TransitionResult> {
+    let cancelled: { workflow: string; created_at: Date } | undefined;
+    const result = await this.transition(workspaceId, id, async (client, run) => {
       if (!['PENDING', 'RUNNING', 'WAITING', 'PAUSED'].includes(run.status)) {
         return { ok: false, reason: 'bad-state', status: run.status };
       }
-      const row = (await client.query<Transition>(SQL.CANCEL_RUN, [id])).rows[0];
+      const { workflow, created_at, ...row } = (
+        await client.query<Transition & { workflow: string; created_at: Date }>(SQL.CANCEL_RUN, [
+          id,
+        ])
+      ).rows[0];
+      cancelled = { workflow, created_at };
       await client.query(SQL.CANCEL_STEPS, [id]);
       await insertEvents(client, [
         { runId: id, workspaceId, stepRunId: null, type: 'WORKFLOW_CANCELLED' },
@@ -100,6 +123,10 @@ export class RunQueue {
       await client.query(SQL.NOTIFY_RUN_CANCELLED, [id]);
       return { ok: true, run: row };
     });
+    if (result.ok && cancelled) {
+      this.metrics.runFinished(workspaceId, cancelled.workflow, 'cancelled', cancelled.created_at);
+    }
+    return result;
   }
 
   /**

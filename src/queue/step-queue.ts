@@ -33,6 +33,9 @@ interface ClaimRow {
   definition_id: string;
   state: Record<string, unknown>;
   steps_executed: number;
+  run_created_at: Date;
+  /** Seconds from the step becoming due to this claim (CLAIM_STEPS only). */
+  claim_delay?: number;
 }
 
 /** A step whose outcome could not be recorded too many times, with the count and the last cause. */
@@ -53,12 +56,14 @@ function claimedStep(r: ClaimRow): ClaimedStep {
     wake: r.wake_reason,
     signal: r.signal,
     startedAt: r.started_at,
+    claimDelaySeconds: r.claim_delay ?? null,
     run: {
       id: r.run_id,
       workspaceId: r.workspace_id,
       definitionId: r.definition_id,
       state: r.state,
       stepsExecuted: r.steps_executed,
+      createdAt: r.run_created_at,
     },
   };
 }
@@ -187,9 +192,11 @@ export class StepQueue {
     }));
   }
 
-  /** The steps of a definition, as stored. */
-  async definitionSteps<S>(definitionId: string): Promise<S[]> {
-    const res = await this.pool.query<{ steps: S[] }>(SQL.LOAD_DEFINITION_STEPS, [definitionId]);
-    return res.rows[0].steps;
+  /** A definition's name and steps, as stored. */
+  async definition<S>(definitionId: string): Promise<{ name: string; steps: S[] }> {
+    const res = await this.pool.query<{ name: string; steps: S[] }>(SQL.LOAD_DEFINITION_STEPS, [
+      definitionId,
+    ]);
+    return res.rows[0];
   }
 }

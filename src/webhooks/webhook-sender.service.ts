@@ -11,8 +11,9 @@ import { DataSource } from 'typeorm';
 import { sanitizeText } from '../common/json-safety';
 import { LeasedPoller } from '../common/leased-poller';
 import { pgPool } from '../common/database';
-import { safeRequest } from '../common/safe-http';
+import { OutboundRequestError, safeRequest } from '../common/safe-http';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { Metrics, type DeliveryOutcome } from '../metrics/metrics';
 import { WEBHOOK_READY_CHANNEL } from '../queue/channels';
 import { SecretUnreadableError } from './secret-cipher';
 import { deliveryHeaders } from './signing';
@@ -46,8 +47,34 @@ interface ClaimedDelivery {
   is_active: boolean;
 }
 
-type AttemptResult =
-  { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string };
+type AttemptResult = { outcome: DeliveryOutcome } & (
+  { ok: true; statusCode: number } | { ok: false; statusCode: number | null; error: string }
+);
+
+/** The metrics label of an answer's status. */
+function statusClass(status: number): DeliveryOutcome {
+  if (status >= 500) return '5xx';
+  if (status >= 400) return '4xx';
+  if (status >= 300) return '3xx';
+  return status >= 200 ? '2xx' : 'error';
+}
+
+/** The metrics label of an attempt that got no answer. */
+function failureClass(err: unknown): DeliveryOutcome {
+  if (!(err instanceof OutboundRequestError)) return 'error';
+  switch (err.kind) {
+    case 'blocked':
+      return 'refused';
+    case 'timeout':
+      return 'timeout';
+    case 'invalid-url':
+      return 'error';
+    case 'network':
+    case 'too-large':
+    case 'aborted':
+      return 'network';
+  }
+}
 
 /**
  * Sends the webhook outbox (design §8). Runs beside the executor (not when EXECUTOR_ENABLED=false):
@@ -70,6 +97,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
     db: DataSource,
     scheduler: SchedulerRegistry,
     private readonly secrets: WebhookSecretsService,
+    private readonly metrics: Metrics,
   ) {
     this.pool = pgPool(db);
     this.poller = new LeasedPoller<ClaimedDelivery>(this.logger, scheduler, {
@@ -173,6 +201,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
     }
     const result = await this.attempt(row, signal);
     if (signal.aborted && !this.poller.running) return; // handed back by the shutdown
+    this.metrics.webhookDelivery(result.outcome);
     const args = [row.id, this.senderId, row.attempts];
     if (result.ok) {
       await this.pool.query(SQL.RECORD_DELIVERED, [...args, result.statusCode]);
@@ -211,12 +240,14 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
         allowPrivateNetworks: this.config.webhooks.allowPrivateNetworks,
         signal,
       });
-      if (res.status >= 200 && res.status < 300) return { ok: true, statusCode: res.status };
+      const outcome = statusClass(res.status);
+      if (outcome === '2xx') return { ok: true, statusCode: res.status, outcome };
       const text = res.body.toString('utf8', 0, Math.min(res.body.length, ERROR_BODY_CHARS * 4));
       // The endpoint's text is stored: no NUL, and no surrogate half left where the cut falls.
       const snippet = sanitizeText(text.replace(/\s+/g, ' ').trim().slice(0, ERROR_BODY_CHARS));
       return {
         ok: false,
+        outcome,
         statusCode: res.status,
         error: `endpoint answered ${res.status}${snippet ? `: ${snippet}` : ''}`,
       };
@@ -231,7 +262,12 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
       }
       // OutboundRequestError says why: refused address, timeout, certificate, connection refused...
       const message = err instanceof Error ? err.message : String(err);
-      return { ok: false, statusCode: null, error: sanitizeText(message, 500) };
+      return {
+        ok: false,
+        outcome: failureClass(err),
+        statusCode: null,
+        error: sanitizeText(message, 500),
+      };
     }
   }
 

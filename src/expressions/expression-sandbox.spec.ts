@@ -21,7 +21,17 @@ import { MAX_ERROR_MESSAGE_CHARS } from './sandbox-protocol';
 const BASE: SandboxOptions = { workers: 2, timeoutMs: 500, memoryMb: 32, maxResultBytes: 4096 };
 
 /** Single native operations that run for seconds: JSONata checks its timeout only between steps. */
-const NATIVE_SPINS = ['$count($distinct([1..100000]))', '$count($distinct([1..90000].[$]))'];
+/** One native call ($distinct compares every pair) that runs for seconds. */
+const SPIN = '$count($distinct([1..100000]))';
+/**
+ * Expressions whose time goes into one native call. The arrays of arrays come with the input: built
+ * by a JSONata path (`[1..90000].[$]`), on a loaded machine the path alone could use the budget, and
+ * the worker would stop itself at its own check instead of being killed.
+ */
+const NATIVE_SPINS: Array<[string, Record<string, unknown>]> = [
+  [SPIN, {}],
+  ['$count($distinct(pairs))', { pairs: Array.from({ length: 90_000 }, (_, i) => [i]) }],
+];
 /** Expressions that need far more heap than 32 MB within a few hundred milliseconds. */
 const MEMORY_HOGS = [
   '$count([1..100].{"a": [1..500000]})',
@@ -109,11 +119,11 @@ describe('ExpressionSandbox', () => {
 
   it.each(NATIVE_SPINS)(
     'kills a worker stuck in one native operation past its budget (%s) and replaces it',
-    async (expression) => {
+    async (expression, input) => {
       const sandbox = await started({ workers: 1 });
       const [before] = sandbox.pids();
       const started_ = Date.now();
-      const err = await outcome(sandbox.evaluate('ws', expression, {}));
+      const err = await outcome(sandbox.evaluate('ws', expression, input));
       expect(err).toBeInstanceOf(ExpressionLimitError);
       expect((err as Error).message).toBe('expression exceeded its time budget of 500 ms');
       // Killed at the budget plus the grace; without the kill this takes many seconds.
@@ -232,7 +242,7 @@ describe('ExpressionSandbox', () => {
     const sandbox = await started({ workers: 1 });
     // Queued behind a spin that is killed at 1000 ms, longer than the budget of 500 ms.
     const [spin, queued] = await Promise.all([
-      outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {})),
+      outcome(sandbox.evaluate('a', SPIN, {})),
       outcome(sandbox.evaluate('b', '$sum([1..100])', {})),
     ]);
     expect((spin as Error).message).toBe('expression exceeded its time budget of 500 ms');
@@ -242,7 +252,7 @@ describe('ExpressionSandbox', () => {
   it('shuts down without waiting for a spinning evaluation, rejecting what is queued', async () => {
     const sandbox = await started({ workers: 1, timeoutMs: 30_000 });
     const pids = sandbox.pids();
-    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}));
+    const spinning = outcome(sandbox.evaluate('a', SPIN, {}));
     const queued = outcome(sandbox.evaluate('b', '1', {}));
     const closedAt = Date.now();
     await sandbox.close();
@@ -259,7 +269,7 @@ describe('ExpressionSandbox', () => {
 
   it('hands back the results it holds when it shuts down', async () => {
     const sandbox = await started({ workers: 2, timeoutMs: 30_000, settleWindowMs: 600_000 });
-    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}));
+    const spinning = outcome(sandbox.evaluate('a', SPIN, {}));
     const quick = sandbox.evaluate('b', '"done before the shutdown"', {});
     // Done, but held back while the other worker is still busy.
     await waitFor('the quick result to be held', () =>
@@ -325,7 +335,7 @@ describe('ExpressionSandbox', () => {
 
   it('drops a queued evaluation whose signal fires, at once', async () => {
     const sandbox = await started({ workers: 1, timeoutMs: 30_000 });
-    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}));
+    const spinning = outcome(sandbox.evaluate('a', SPIN, {}));
     const controller = new AbortController();
     const queued = outcome(sandbox.evaluate('b', '1', { big: 'state' }, {}, controller.signal));
     expect(sandbox.stats()).toMatchObject({ busy: 1, queued: 1 });
@@ -350,7 +360,7 @@ describe('ExpressionSandbox', () => {
     const sandbox = await started({ workers: 1, timeoutMs: 30_000 });
     const [before] = sandbox.pids();
     const controller = new AbortController();
-    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}, {}, controller.signal));
+    const spinning = outcome(sandbox.evaluate('a', SPIN, {}, {}, controller.signal));
     const next = sandbox.evaluate('b', '"next"', {});
     await waitFor('the spin to run', () => (sandbox.stats().busy === 1 ? true : undefined));
     controller.abort();
@@ -364,7 +374,7 @@ describe('ExpressionSandbox', () => {
 
   it('caps the evaluations one workspace may queue, with a retryable error', async () => {
     const sandbox = await started({ workers: 1, timeoutMs: 30_000, maxQueuedPerWorkspace: 2 });
-    const spinning = outcome(sandbox.evaluate('a', NATIVE_SPINS[0], {}));
+    const spinning = outcome(sandbox.evaluate('a', SPIN, {}));
     const queued = [
       outcome(sandbox.evaluate('a', '1', {})),
       outcome(sandbox.evaluate('a', '2', {})),
@@ -393,7 +403,7 @@ describe('ExpressionSandbox', () => {
     expect(sandbox.pids()).not.toContain(first);
 
     // Only once: killed again on its second worker, it fails.
-    const twice = outcome(sandbox.evaluate('ws', NATIVE_SPINS[0], {}));
+    const twice = outcome(sandbox.evaluate('ws', SPIN, {}));
     for (let kill = 0; kill < 2; kill++) {
       const pid = await waitFor('a worker to run it', () => {
         const [p] = sandbox.pids();

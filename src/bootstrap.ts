@@ -31,6 +31,9 @@ export async function createApp(
     },
   );
   app.disable('x-powered-by');
+  // req.ip, used by the per-address rate limit and the access log: the TCP peer unless TRUST_PROXY
+  // names the proxies whose X-Forwarded-For may be believed.
+  app.set('trust proxy', config.trustProxy);
   answerClientErrors(app.getHttpServer());
   app.use(requestId());
   app.use(accessLog(logger));

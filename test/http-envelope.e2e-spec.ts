@@ -433,7 +433,12 @@ describe('the HTTP envelope', () => {
           expect.objectContaining({
             level: 30,
             msg: 'request completed',
-            req: { id: 'req-log-ok', method: 'GET', url: '/live?probe=1' },
+            req: {
+              id: 'req-log-ok',
+              method: 'GET',
+              url: '/live?probe=1',
+              remoteAddress: '127.0.0.1',
+            },
             res: { statusCode: 200 },
             responseTime: expect.any(Number),
           }),
@@ -442,7 +447,12 @@ describe('the HTTP envelope', () => {
           expect.objectContaining({
             level: 40,
             msg: 'request completed',
-            req: { id: 'req-log-denied', method: 'GET', url: '/v1/workspaces/current' },
+            req: {
+              id: 'req-log-denied',
+              method: 'GET',
+              url: '/v1/workspaces/current',
+              remoteAddress: '127.0.0.1',
+            },
             res: { statusCode: 401 },
           }),
         );

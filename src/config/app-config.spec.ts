@@ -26,6 +26,7 @@ describe('loadConfig', () => {
       adminToken: undefined,
       rateLimit: { max: 1000, windowMs: 60000 },
       redisUrl: undefined,
+      trustProxy: false,
       executor: {
         enabled: true,
         concurrency: 32,
@@ -81,6 +82,7 @@ describe('loadConfig', () => {
       RATE_LIMIT_MAX: '0',
       RATE_LIMIT_WINDOW_MS: '1000',
       REDIS_URL: 'redis://cache:6379',
+      TRUST_PROXY: '2',
       EXECUTOR_ENABLED: 'false',
       EXECUTOR_CONCURRENCY: '4',
       EXECUTOR_POLL_INTERVAL_MS: '100',
@@ -126,6 +128,7 @@ describe('loadConfig', () => {
       adminToken: 'a-long-admin-token',
       rateLimit: { max: 0, windowMs: 1000 },
       redisUrl: 'redis://cache:6379',
+      trustProxy: 2,
       executor: {
         enabled: false,
         concurrency: 4,
@@ -207,6 +210,16 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads TRUST_PROXY as off, a hop count, or the trusted addresses and CIDRs', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(
+      loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 127.0.0.1 ,fd00::/8,::1, loopback' }).trustProxy,
+    ).toEqual(['10.0.0.0/8', '127.0.0.1', 'fd00::/8', '::1', 'loopback']);
+  });
+
   it('accepts postgresql:// and rediss:// URLs', () => {
     const config = loadConfig({
       DATABASE_URL: 'postgresql://db/wf',
@@ -273,6 +286,15 @@ describe('loadConfig', () => {
     ['WEBHOOK_ENDPOINT_CONCURRENCY', '1001'],
     ['WEBHOOK_ENDPOINT_CONCURRENCY', '2.5'],
     ['LOG_LEVEL', 'verbose'],
+    // Trusting every hop would believe whatever X-Forwarded-For a client writes.
+    ['TRUST_PROXY', 'true'],
+    ['TRUST_PROXY', '101'],
+    ['TRUST_PROXY', '-1'],
+    ['TRUST_PROXY', 'proxy.internal'],
+    ['TRUST_PROXY', '10.0.0.0/33'],
+    ['TRUST_PROXY', '10.0.0.0/8/1'],
+    ['TRUST_PROXY', '10.0.0.0/8,300.1.1.1'],
+    ['TRUST_PROXY', ','],
   ])('rejects %s=%j with a message naming the variable', (name, value) => {
     const problems = problemsOf({ [name]: value });
     expect(problems).toHaveLength(1);
@@ -295,6 +317,13 @@ describe('loadConfig', () => {
     expect(problemsOf({ ENCRYPTION_KEY_PREVIOUS: `${KEY_A},${secretish},${KEY_B},x` })).toEqual([
       'ENCRYPTION_KEY_PREVIOUS: entry 2, 4 of the comma-separated list must be the base64 of ' +
         'exactly 32 bytes (e.g. `openssl rand -base64 32`)',
+    ]);
+  });
+
+  it('names the TRUST_PROXY entries that are not addresses', () => {
+    expect(problemsOf({ TRUST_PROXY: '10.0.0.0/8, proxy.internal, 1.2.3.4/40' })).toEqual([
+      'TRUST_PROXY: must be false, a hop count (1-100), or comma-separated addresses or CIDRs of ' +
+        'the trusted proxies (not an address or CIDR: proxy.internal, 1.2.3.4/40)',
     ]);
   });
 

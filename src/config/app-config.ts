@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import os from 'node:os';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
@@ -82,6 +83,12 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL?: string;
+
+  /** Parsed and checked by parseTrustProxy: `false`, a hop count, or addresses and CIDRs. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
 
   @Transform(toBool)
   @IsBoolean()
@@ -312,6 +319,11 @@ export interface AppConfig {
   adminToken?: string;
   rateLimit: { max: number; windowMs: number };
   redisUrl?: string;
+  /**
+   * Express's `trust proxy` (README "Behind a proxy"): `false` takes the TCP peer as the client; a hop
+   * count trusts that many proxies in front; a list trusts proxies at those addresses or CIDRs.
+   */
+  trustProxy: TrustProxy;
   executor: {
     enabled: boolean;
     concurrency: number;
@@ -377,6 +389,8 @@ export interface StorageLimits {
   definitionCacheBytes: number;
 }
 
+export type TrustProxy = false | number | string[];
+
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
 export class ConfigError extends Error {
@@ -412,6 +426,48 @@ function parsePricing(raw: string | undefined, problems: string[]): Record<strin
     out[model] = { inputPerMillion: p.inputPerMillion, outputPerMillion: p.outputPerMillion };
   }
   return out;
+}
+
+/** Hop counts past this are a mistake (no request crosses 100 proxies), not a configuration. */
+const MAX_TRUSTED_HOPS = 100;
+/** The names Express (proxy-addr) knows for address ranges. */
+const TRUST_PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+const TRUST_PROXY_HINT =
+  'must be false, a hop count (1-100), or comma-separated addresses or CIDRs of the trusted proxies';
+
+function isAddressOrCidr(entry: string): boolean {
+  if (TRUST_PROXY_NAMES.includes(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: off unless set. `true` (trust every hop) is refused: it takes the left-most
+ * X-Forwarded-For entry, which any client writes itself.
+ */
+function parseTrustProxy(raw: string | undefined, problems: string[]): TrustProxy {
+  const value = raw?.trim().toLowerCase();
+  if (value === undefined || value === 'false' || value === '0') return false;
+  if (/^\d+$/.test(value)) {
+    const hops = Number(value);
+    if (hops <= MAX_TRUSTED_HOPS) return hops;
+    problems.push(`TRUST_PROXY: ${TRUST_PROXY_HINT}`);
+    return false;
+  }
+  const entries = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const bad = entries.filter((e) => !isAddressOrCidr(e));
+  if (entries.length === 0 || bad.length > 0) {
+    const which = bad.length > 0 ? ` (not an address or CIDR: ${bad.join(', ')})` : '';
+    problems.push(`TRUST_PROXY: ${TRUST_PROXY_HINT}${which}`);
+    return false;
+  }
+  return entries;
 }
 
 /** AES-256 keys: the base64 (standard or URL-safe) of exactly 32 bytes. */
@@ -456,6 +512,7 @@ export const CONFIG_VARIABLES = [
   'RATE_LIMIT_MAX',
   'RATE_LIMIT_WINDOW_MS',
   'REDIS_URL',
+  'TRUST_PROXY',
   'EXECUTOR_ENABLED',
   'EXECUTOR_CONCURRENCY',
   'EXECUTOR_POLL_INTERVAL_MS',
@@ -518,6 +575,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     .split(',')
     .map((s) => Number(s.trim()));
   const llmPricing = parsePricing(vars.LLM_PRICING_JSON, problems);
+  const trustProxy = parseTrustProxy(vars.TRUST_PROXY, problems);
   const encryption = parseEncryptionKeys(
     vars.ENCRYPTION_KEY,
     vars.ENCRYPTION_KEY_PREVIOUS,
@@ -535,6 +593,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     adminToken: vars.ADMIN_TOKEN,
     rateLimit: { max: vars.RATE_LIMIT_MAX, windowMs: vars.RATE_LIMIT_WINDOW_MS },
     redisUrl: vars.REDIS_URL,
+    trustProxy,
     executor: {
       enabled: vars.EXECUTOR_ENABLED,
       concurrency: vars.EXECUTOR_CONCURRENCY,

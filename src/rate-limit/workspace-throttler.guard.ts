@@ -9,7 +9,9 @@ import {
   InjectThrottlerStorage,
 } from '@nestjs/throttler';
 import { ApiKeyAuthService } from '../api-keys/api-key-auth.service';
+import type { Request } from 'express';
 import { AUTH_MODE, AuthMode, AuthenticatedRequest } from '../common/auth';
+import { clientAddress } from '../common/http-middleware';
 
 /**
  * Rate limit per workspace (design §1, §9). Runs before the API-key guard so that requests with no valid
@@ -38,7 +40,11 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
 
   protected override async getTracker(req: Record<string, unknown>): Promise<string> {
     const key = await this.auth.resolve(req as unknown as AuthenticatedRequest);
-    return key.kind === 'key' ? `ws:${key.workspaceId}` : `ip:${String(req.ip)}`;
+    // Requests without a valid key count per client address: the TCP peer, or behind trusted proxies
+    // (TRUST_PROXY) the address they forwarded.
+    return key.kind === 'key'
+      ? `ws:${key.workspaceId}`
+      : `ip:${clientAddress(req as unknown as Request)}`;
   }
 
   /**

@@ -17,7 +17,7 @@ import {
   type ServiceProcess,
 } from './support/service-process';
 import { waitFor } from './support/wait';
-import { createDefinition, waitForRun } from './support/workflows';
+import { createDefinition, getRun, waitForRun } from './support/workflows';
 
 const hex = (bytes: number) => randomBytes(bytes).toString('hex');
 const HTTP_SCOPE = '@opentelemetry/instrumentation-http';
@@ -170,7 +170,10 @@ describe('tracing (OpenTelemetry)', () => {
         .send({ definitionId, input: {} });
       expect(created.status).toBe(201);
       const runId = created.body.data.id as string;
-      await waitForRun(http, key, runId, 'WAITING');
+      await waitFor('the run to wait for its signal', async () => {
+        const run = await getRun(http, key, runId);
+        return run.status === 'WAITING' && run.currentStepIndex === 3 ? run : undefined;
+      });
       const resumed = await http
         .post(`/v1/workflow-runs/${runId}/resume`)
         .set('x-api-key', key)
@@ -376,6 +379,27 @@ describe('tracing (OpenTelemetry)', () => {
       expect(server.parentSpanId).toBe('');
       expect(stored).toBe(`00-${traceId}-${server.spanId}-01`);
     });
+  });
+
+  it('exports OTLP/JSON to the traces endpoint under the configured service name', async () => {
+    const { http } = await launch({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/v1/traces`,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'orchestrator-json',
+    });
+    const caller = callerContext();
+    const res = await http.get('/v1/workflow-definitions').set('traceparent', caller.header);
+    expect(res.status).toBe(401);
+    const server = await waitFor(
+      'the server span, as JSON',
+      () => otlp.find((s) => s.traceId === caller.traceId && s.kind === SPAN_KIND.SERVER)[0],
+    );
+    expect(server).toMatchObject({
+      name: 'GET /v1/workflow-definitions',
+      parentSpanId: caller.spanId,
+      service: 'orchestrator-json',
+    });
+    expect(otlp.exports.some((e) => e.contentType.startsWith('application/json'))).toBe(true);
   });
 
   it('with a collector that cannot be reached: runs to completion, sends traceparent, and logs a warning', async () => {

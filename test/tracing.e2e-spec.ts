@@ -402,6 +402,24 @@ describe('tracing (OpenTelemetry)', () => {
     expect(otlp.exports.some((e) => e.contentType.startsWith('application/json'))).toBe(true);
   });
 
+  it('exports the spans still queued when it shuts down', async () => {
+    // Batches leave every 10 minutes here: only the shutdown's flush can send this one.
+    const { service, http } = await launch({
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '600000',
+    });
+    const caller = callerContext();
+    expect((await http.get('/v1/workflow-runs').set('traceparent', caller.header)).status).toBe(
+      401,
+    );
+    expect(otlp.find((s) => s.traceId === caller.traceId)).toEqual([]);
+    service.child.kill('SIGTERM');
+    expect((await service.exited(30_000)).code).toBe(0);
+    expect(otlp.find((s) => s.traceId === caller.traceId).map((s) => s.name)).toEqual([
+      'GET /v1/workflow-runs',
+    ]);
+  });
+
   it('with a collector that cannot be reached: runs to completion, sends traceparent, and logs a warning', async () => {
     const closedPort = await freePort();
     const { service, http } = await launch({
@@ -433,6 +451,8 @@ describe('tracing (OpenTelemetry)', () => {
       { timeoutMs: 20_000 },
     );
     expect(warning.context).toBe('Tracing');
+    expect(warning.msg).toContain(`ECONNREFUSED 127.0.0.1:${closedPort}`);
+    expect(warning).not.toHaveProperty('trace_id');
     expect(service.child.exitCode).toBeNull();
   });
 

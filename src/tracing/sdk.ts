@@ -1,4 +1,4 @@
-import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { context, diag, DiagLogLevel, ROOT_CONTEXT, type DiagLogger } from '@opentelemetry/api';
 import { OTLPTraceExporter as OtlpJsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OtlpProtoExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -84,17 +84,37 @@ class WarningDiagLogger implements DiagLogger {
       return;
     }
     const detail = args
-      .map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? a : ''))
+      .map((a) => (a instanceof Error ? a.message : typeof a === 'string' ? readable(a) : ''))
       .filter(Boolean)
       .join(' ');
     const suppressed = this.suppressed;
     this.lastAt = now;
     this.suppressed = 0;
-    this.log.warn(
-      { context: 'Tracing', ...(suppressed ? { suppressed } : {}) },
-      `tracing: ${[message, detail].filter(Boolean).join(' ')}`.slice(0, 1000),
+    // Outside any span: an export runs in the context of the span that started its timer, and the
+    // warning is not that request's.
+    context.with(ROOT_CONTEXT, () =>
+      this.log.warn(
+        { context: 'Tracing', ...(suppressed ? { suppressed } : {}) },
+        `tracing: ${[readable(message), detail].filter(Boolean).join(' ')}`.slice(0, 1000),
+      ),
     );
   }
+}
+
+/**
+ * OTel reports a failed export as the exception serialised to JSON, stack included: the message (or
+ * the stack's first line) is what the operator needs.
+ */
+function readable(message: string): string {
+  if (!message.startsWith('{')) return message;
+  try {
+    const parsed = JSON.parse(message) as { message?: unknown; stack?: unknown };
+    if (typeof parsed.message === 'string') return parsed.message;
+    if (typeof parsed.stack === 'string') return parsed.stack.split('\n')[0];
+  } catch {
+    // Not JSON after all: logged as it is.
+  }
+  return message;
 }
 
 /** The route template Express matched (`/v1/workflow-runs/:id`), never the raw URL. */

@@ -6,6 +6,7 @@ import {
   trace,
   TraceFlags,
   type Attributes,
+  type Context,
   type Link,
   type Span,
   type SpanContext,
@@ -83,11 +84,7 @@ function truncate(text: string): string {
 }
 
 /** Ends `span` with the error status when `fn` throws; `fn` runs with the span active. */
-async function inSpan<T>(
-  span: Span,
-  parent: typeof ROOT_CONTEXT,
-  fn: () => Promise<T>,
-): Promise<T> {
+async function inSpan<T>(span: Span, parent: Context, fn: () => Promise<T>): Promise<T> {
   try {
     return await context.with(trace.setSpan(parent, span), fn);
   } catch (err) {

@@ -1,3 +1,5 @@
+// First: tracing's instrumentations must patch http, express and pg before they are first loaded.
+import { tracing } from './tracing/register';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { createPinoLogger } from './common/logger';
 import { isDatabaseUnavailable } from './common/errors';
@@ -45,6 +47,8 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createPinoLogger(config.logLevel);
+  const traced = tracing();
+  if (traced) logger.info(traced.description);
   // Before anything starts: an extension that cannot load stops the process with nothing to undo.
   let extensions: LoadedExtension[];
   try {
@@ -63,7 +67,8 @@ async function main(): Promise<void> {
   const running: { app?: NestExpressApplication; embedded?: EmbeddedDatabase } = {};
   // Installed before anything starts, so that a signal during start-up still stops what has started.
   // Order on shutdown: drain HTTP and close the app (requests in flight still have their database),
-  // then stop the embedded PostgreSQL. A second signal forces the exit.
+  // then stop the embedded PostgreSQL, then export the last spans (5 s at most). A second signal
+  // forces the exit.
   let stopping = false;
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) {
@@ -80,6 +85,7 @@ async function main(): Promise<void> {
     try {
       await running.app?.close();
       await running.embedded?.stop();
+      await traced?.shutdown();
       logger.info('shutdown complete');
       process.exit(0);
     } catch (err) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from '@nestjs/common';
 import type { SchedulerRegistry } from '@nestjs/schedule';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { CoalescedTask } from './coalesced-task';
 import { PgListener } from './pg-listener';
 
@@ -110,9 +111,13 @@ export class LeasedPoller<T extends { readonly id: string }> {
     this.scheduler.addInterval(this.options.pollName, poll);
   }
 
-  /** Asks the loop to look for work now. */
+  /**
+   * Asks the loop to look for work now. The loop runs outside any trace, whoever wakes it (a request,
+   * a step's timer): its claims and polls are not part of that work, and while idle they make no
+   * spans at all (the database instrumentation only records queries made inside a span).
+   */
   wake(): void {
-    if (this.claiming) this.filler.trigger();
+    if (this.claiming) context.with(ROOT_CONTEXT, () => this.filler.trigger());
   }
 
   /** Aborts the items in flight that `match`; each signal's reason is an Error saying `reason`. */

@@ -1,10 +1,29 @@
 import { LoggerService } from '@nestjs/common';
+import { trace, TraceFlags } from '@opentelemetry/api';
 import pino, { Logger as Pino } from 'pino';
+
+/**
+ * `trace_id`, `span_id` and `trace_flags` of the span active where a line is logged (a request, a
+ * step execution, a webhook delivery), so that a log line leads to its trace. Without tracing no span
+ * is ever active and this is one lookup that finds nothing.
+ */
+function traceFields(): object {
+  const span = trace.getActiveSpan();
+  // A new object each time: pino merges the line's own fields into it.
+  if (!span) return {};
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return {
+    trace_id: traceId,
+    span_id: spanId,
+    trace_flags: traceFlags & TraceFlags.SAMPLED ? '01' : '00',
+  };
+}
 
 export function createPinoLogger(level: string): Pino {
   return pino({
     level,
     base: { service: 'workflow-orchestrator' },
+    mixin: traceFields,
     timestamp: pino.stdTimeFunctions.isoTime,
     serializers: { err: pino.stdSerializers.err },
     redact: [

@@ -60,6 +60,7 @@ describe('loadConfig', () => {
         workspaceLabel: false,
         maxLabelValues: 200,
       },
+      tracing: undefined,
       limits: {
         definitionsPerWorkspace: 500,
         definitionBytes: 65536,
@@ -112,6 +113,13 @@ describe('loadConfig', () => {
       METRICS_DATABASE_REFRESH_MS: '5000',
       METRICS_WORKSPACE_LABEL: 'true',
       METRICS_MAX_LABEL_VALUES: '20',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example.com/otlp/v1/traces',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20abc, x-tenant = ops',
+      OTEL_SERVICE_NAME: 'orchestrator-eu',
+      OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.1',
       MAX_DEFINITIONS_PER_WORKSPACE: '10',
       MAX_DEFINITION_BYTES: '2048',
       MAX_RUN_INPUT_BYTES: '4096',
@@ -161,6 +169,14 @@ describe('loadConfig', () => {
         workspaceLabel: true,
         maxLabelValues: 20,
       },
+      tracing: {
+        url: 'https://traces.example.com/otlp/v1/traces',
+        protocol: 'http/json',
+        headers: { authorization: 'Bearer abc', 'x-tenant': 'ops' },
+        serviceName: 'orchestrator-eu',
+        sampler: 'parentbased_traceidratio',
+        samplerArg: 0.1,
+      },
       limits: {
         definitionsPerWorkspace: 10,
         definitionBytes: 2048,
@@ -200,6 +216,49 @@ describe('loadConfig', () => {
         .extensionModules,
     ).toEqual(['@acme/greetings', './extensions/billing']);
     expect(loadConfig({ EXTENSION_MODULES: ' , ' }).extensionModules).toBe(undefined);
+  });
+
+  it('turns tracing on with an OTLP endpoint, with the standard defaults', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({
+      url: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      serviceName: 'workflow-orchestrator',
+      sampler: 'parentbased_always_on',
+      samplerArg: 1,
+    });
+    // The signal-specific endpoint is used as it is.
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://collector:4318/custom' }).tracing
+        ?.url,
+    ).toBe('http://collector:4318/custom');
+    // The other variables alone do not turn it on.
+    expect(
+      loadConfig({ OTEL_SERVICE_NAME: 'x', OTEL_TRACES_SAMPLER: 'always_on' }).tracing,
+    ).toBeUndefined();
+  });
+
+  it('refuses tracing settings the SDK could not use, naming each', () => {
+    const problems = problemsOf({
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'ftp://collector',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization',
+      OTEL_TRACES_SAMPLER: 'sometimes',
+      OTEL_TRACES_SAMPLER_ARG: '1.5',
+    });
+    expect(problems.sort()).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:// or https:// URL',
+      'OTEL_EXPORTER_OTLP_HEADERS: must be key=value pairs separated by commas (values URL-encoded)',
+      'OTEL_EXPORTER_OTLP_PROTOCOL: must be http/protobuf or http/json (grpc is not supported)',
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: must be an http:// or https:// URL',
+      'OTEL_TRACES_SAMPLER: must be one of always_on, always_off, traceidratio, ' +
+        'parentbased_always_on, parentbased_always_off, parentbased_traceidratio',
+      'OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1',
+    ]);
+    expect(problemsOf({ OTEL_TRACES_SAMPLER_ARG: 'ten percent' })).toEqual([
+      'OTEL_TRACES_SAMPLER_ARG: must be a number from 0 to 1',
+    ]);
   });
 
   it('accepts 1/0 and any case for booleans', () => {

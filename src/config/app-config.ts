@@ -5,6 +5,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsNumber,
   IsOptional,
   IsString,
   Matches,
@@ -36,6 +37,22 @@ export function defaultExpressionWorkers(): number {
 
 const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const toNumber = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value.trim()))
+    ? Number(value.trim())
+    : value;
+
+/** The samplers of the OpenTelemetry specification that the SDK builds (OTEL_TRACES_SAMPLER). */
+export const TRACE_SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
 
 /** Caps on stored JSON stay well under what one jsonb value may hold (255 MB). */
 const MAX_STORED_JSON_BYTES = 128 * 1024 * 1024;
@@ -250,6 +267,48 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(10_000)
   METRICS_MAX_LABEL_VALUES = 200;
+  // OpenTelemetry tracing (README "Tracing"): the standard variables of the OTel specification. Set,
+  // either endpoint turns tracing on; both unset, no tracing code is loaded.
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/]/, { message: 'must be an http:// or https:// URL' })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/]/, { message: 'must be an http:// or https:// URL' })
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(['http/protobuf', 'http/json'], {
+    message: 'must be http/protobuf or http/json (grpc is not supported)',
+  })
+  OTEL_EXPORTER_OTLP_PROTOCOL = 'http/protobuf';
+
+  /** `key=value` pairs, comma-separated, values URL-encoded (parsed by parseOtlpHeaders). */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  OTEL_SERVICE_NAME = 'workflow-orchestrator';
+
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsIn(TRACE_SAMPLERS, { message: `must be one of ${TRACE_SAMPLERS.join(', ')}` })
+  OTEL_TRACES_SAMPLER: TraceSampler = 'parentbased_always_on';
+
+  /** The ratio of the `*traceidratio` samplers. */
+  @Transform(toNumber)
+  @IsOptional()
+  @IsNumber({}, { message: 'must be a number from 0 to 1' })
+  @Min(0, { message: 'must be a number from 0 to 1' })
+  @Max(1, { message: 'must be a number from 0 to 1' })
+  OTEL_TRACES_SAMPLER_ARG = 1;
 
   /** Package names or paths, comma-separated; each entry is resolved and loaded by src/extensions.ts. */
   @Transform(emptyToUndefined)
@@ -367,12 +426,27 @@ export interface AppConfig {
     /** Distinct values of a tenant-chosen label (workflow, model, workspace) before `other`. */
     maxLabelValues: number;
   };
+  /** OpenTelemetry tracing; unset when no OTLP endpoint is configured (tracing off). */
+  tracing?: TracingConfig;
   /**
    * Nest modules loaded at boot (README "Extending the service"): package names or paths as written,
    * paths relative to the working directory. Unset: none.
    */
   extensionModules?: string[];
   limits: StorageLimits;
+}
+
+/** Where and how spans are exported (README "Tracing"). */
+export interface TracingConfig {
+  /** The OTLP/HTTP traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else the base endpoint + /v1/traces. */
+  url: string;
+  protocol: 'http/protobuf' | 'http/json';
+  /** Sent with every export (an authentication header, typically); never logged. */
+  headers: Record<string, string>;
+  serviceName: string;
+  sampler: TraceSampler;
+  /** The ratio of the `*traceidratio` samplers. */
+  samplerArg: number;
 }
 
 /** Per-workspace storage limits; `*Bytes` count the UTF-8 bytes of the value's JSON. */
@@ -398,6 +472,49 @@ export class ConfigError extends Error {
     super(`invalid configuration:\n  ${problems.join('\n  ')}`);
     this.name = 'ConfigError';
   }
+}
+
+/**
+ * `OTEL_EXPORTER_OTLP_HEADERS` as the OTel specification writes it: `key=value` pairs separated by
+ * commas, values URL-encoded. Undefined when malformed.
+ */
+export function parseOtlpHeaders(raw: string): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  for (const entry of raw.split(',')) {
+    if (entry.trim() === '') continue;
+    const eq = entry.indexOf('=');
+    const name = entry.slice(0, eq).trim();
+    if (eq < 0 || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return undefined;
+    try {
+      headers[name] = decodeURIComponent(entry.slice(eq + 1).trim());
+    } catch {
+      return undefined;
+    }
+  }
+  return headers;
+}
+
+/** On when either OTLP endpoint is set; the signal-specific one is used as is (OTel specification). */
+function tracingConfig(vars: EnvironmentVariables, problems: string[]): TracingConfig | undefined {
+  const headers = parseOtlpHeaders(vars.OTEL_EXPORTER_OTLP_HEADERS ?? '');
+  if (!headers) {
+    problems.push(
+      'OTEL_EXPORTER_OTLP_HEADERS: must be key=value pairs separated by commas (values URL-encoded)',
+    );
+  }
+  const base = vars.OTEL_EXPORTER_OTLP_ENDPOINT;
+  const url =
+    vars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (base === undefined ? undefined : `${base.replace(/\/+$/, '')}/v1/traces`);
+  if (url === undefined || !headers) return undefined;
+  return {
+    url,
+    protocol: vars.OTEL_EXPORTER_OTLP_PROTOCOL as TracingConfig['protocol'],
+    headers,
+    serviceName: vars.OTEL_SERVICE_NAME,
+    sampler: vars.OTEL_TRACES_SAMPLER,
+    samplerArg: vars.OTEL_TRACES_SAMPLER_ARG,
+  };
 }
 
 function parsePricing(raw: string | undefined, problems: string[]): Record<string, ModelPrice> {
@@ -542,6 +659,13 @@ export const CONFIG_VARIABLES = [
   'METRICS_DATABASE_REFRESH_MS',
   'METRICS_WORKSPACE_LABEL',
   'METRICS_MAX_LABEL_VALUES',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+  'OTEL_EXPORTER_OTLP_PROTOCOL',
+  'OTEL_EXPORTER_OTLP_HEADERS',
+  'OTEL_SERVICE_NAME',
+  'OTEL_TRACES_SAMPLER',
+  'OTEL_TRACES_SAMPLER_ARG',
   'EXTENSION_MODULES',
   'MAX_DEFINITIONS_PER_WORKSPACE',
   'MAX_DEFINITION_BYTES',
@@ -581,6 +705,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     vars.ENCRYPTION_KEY_PREVIOUS,
     problems,
   );
+  const tracing = tracingConfig(vars, problems);
   const extensionModules = (vars.EXTENSION_MODULES ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -634,6 +759,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       workspaceLabel: vars.METRICS_WORKSPACE_LABEL,
       maxLabelValues: vars.METRICS_MAX_LABEL_VALUES,
     },
+    tracing,
     extensionModules: extensionModules.length > 0 ? extensionModules : undefined,
     limits: {
       definitionsPerWorkspace: vars.MAX_DEFINITIONS_PER_WORKSPACE,

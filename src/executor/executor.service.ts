@@ -21,6 +21,7 @@ import type { BufferedWork, ClaimedStep } from '../queue/outcome-plan';
 import { StepQueue } from '../queue/step-queue';
 import { Metrics, type StepOutcomeLabel } from '../metrics/metrics';
 import type { OutcomePlan } from '../queue/outcome-plan';
+import { recordStepOutcome, traceStep } from '../tracing/spans';
 import { DefinitionCache } from './definition-cache';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
 import { planOutcome } from './outcome-planner';
@@ -89,7 +90,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       claim: (free) => this.claim(free),
       whenFull: () => this.lookForWaiting(),
       claimFailed: 'claiming steps failed',
-      run: (step, signal) => this.runStep(step, signal),
+      // Each execution is a span of its own, a trace root linked to the run's traceparent.
+      run: (step, signal) => traceStep(step, () => this.runStep(step, signal)),
       listen: {
         url: config.databaseUrl!,
         channels: [STEP_READY_CHANNEL, RUN_CANCELLED_CHANNEL],
@@ -309,6 +311,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       resultMaxBytes: this.config.executor.resultMaxBytes,
       stateMaxBytes: this.config.executor.stateMaxBytes,
     });
+    recordStepOutcome(outcome);
     if (signal.aborted && !this.poller.running) {
       // Shutting down: the step is handed back rather than recorded as failed.
       return null;

@@ -19,6 +19,8 @@ import { TaskHandlerRegistry } from '../handlers/task-handler.registry';
 import { checkGuardrails, JsonAnswerError, parseJsonAnswer } from './guardrails';
 import { LlmPricing } from './pricing';
 import { LlmProviders } from './providers';
+import { parseModelRef } from './model-ref';
+import { recordLlmUsage, traceLlmCall } from '../tracing/spans';
 
 /** Per-call timeout when the step has no timeoutMs. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;
@@ -103,7 +105,9 @@ export class LlmStepExecutor implements StepExecutor {
     for (let i = 0; i < models.length; i++) {
       ctx.abortSignal.throwIfAborted();
       const model = models[i];
-      const result = await this.call(ctx, step, model, messages, timeoutMs);
+      const result = await traceLlmCall(parseModelRef(model), () =>
+        this.call(ctx, step, model, messages, timeoutMs),
+      );
       if (result.ok) {
         const output: Record<string, unknown> = {
           text: result.text,
@@ -240,6 +244,7 @@ export class LlmStepExecutor implements StepExecutor {
   ): { inputTokens: number; outputTokens: number; costUsd: number } {
     const { inputTokens, outputTokens } = usage;
     const priced = this.pricing.price(model, inputTokens, outputTokens);
+    recordLlmUsage(inputTokens, outputTokens, Number(priced.costUsd));
     const createdAt = new Date();
     ctx.onCommit(async (tx) => {
       await this.costs.insert(tx.client, {

@@ -19,6 +19,8 @@ export interface RunSnapshot {
   state: Record<string, unknown>;
   stepsExecuted: number;
   createdAt: Date;
+  /** The W3C traceparent of the request that created the run, if one was stored. */
+  traceparent?: string | null;
 }
 
 /** A step run a worker holds the lease on, with what it needs to execute. */

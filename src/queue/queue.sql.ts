@@ -74,7 +74,7 @@ export const CLAIM_STEPS = `
     ) c
   ), due AS (
     SELECT s.id, r.status AS run_status, r.definition_id, r.state, r.steps_executed,
-           r.created_at AS run_created_at, c.due_at AS was_due
+           r.created_at AS run_created_at, c.due_at AS was_due, r.traceparent
     FROM candidates c
     JOIN step_runs s ON s.id = c.id AND s.status = c.status AND s.due_at = c.due_at
     JOIN workflow_runs r ON r.id = s.run_id
@@ -95,7 +95,8 @@ export const CLAIM_STEPS = `
     RETURNING s.id, s.run_id, s.workspace_id, s.step_index, s.step_name, s.step_type, s.attempt,
               s.wake_reason, s.signal, s.started_at, due.run_status, due.definition_id, due.state,
               due.steps_executed, due.run_created_at,
-              EXTRACT(EPOCH FROM now() - due.was_due)::float8 AS claim_delay
+              EXTRACT(EPOCH FROM now() - due.was_due)::float8 AS claim_delay,
+              due.traceparent
   ), started AS (
     UPDATE workflow_runs r SET status = 'RUNNING', updated_at = now()
     FROM claimed c
@@ -114,7 +115,8 @@ export const CLAIM_STEPS = `
     ORDER BY ord, k
   )
   SELECT id, run_id, workspace_id, step_index, step_name, step_type, attempt, wake_reason, signal,
-         started_at, definition_id, state, steps_executed, run_created_at, claim_delay
+         started_at, definition_id, state, steps_executed, run_created_at, claim_delay,
+         traceparent
   FROM claimed`;
 
 /**
@@ -425,15 +427,17 @@ export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, outp
 /**
  * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
  * now) inserted, the executors woken. Returns no row, having written nothing, when the definition is
- * not the workspace's or the idempotency key is already taken.
+ * not the workspace's or the idempotency key is already taken. $5 is the `traceparent` stored with the
+ * run (null when there is none): the executor links the run's step spans to it.
  */
 export const CREATE_RUN = `
   WITH def AS (
     SELECT name AS workflow, steps -> 0 ->> 'name' AS step_name, steps -> 0 ->> 'type' AS step_type
     FROM workflow_definitions WHERE workspace_id = $1::uuid AND id = $2::uuid
   ), run AS (
-    INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key)
-    SELECT $1::uuid, $2::uuid, $3::jsonb, $3::jsonb, $4::varchar FROM def
+    INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key,
+                               traceparent)
+    SELECT $1::uuid, $2::uuid, $3::jsonb, $3::jsonb, $4::varchar, $5::varchar FROM def
     ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
     RETURNING ${RUN_COLUMNS}
   ), first_step AS (
@@ -450,8 +454,8 @@ export const FIRST_STEP = `
 
 /** The slow path's insert: ON CONFLICT waits for a concurrent insert of the same key, then yields. */
 export const INSERT_RUN = `
-  INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key)
-  VALUES ($1, $2, $3, $3, $4)
+  INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key, traceparent)
+  VALUES ($1, $2, $3, $3, $4, $5)
   ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING ${RUN_COLUMNS}`;
 

@@ -53,14 +53,24 @@ export class RunQueue {
     private readonly metrics: Metrics,
   ) {}
 
-  /** Creates the run and its first step run (due now), or returns the run holding the idempotency key. */
+  /**
+   * Creates the run and its first step run (due now), or returns the run holding the idempotency key.
+   * `traceparent` is stored with a new run (the executor links its step spans to it).
+   */
   async create(
     workspaceId: string,
     definitionId: string,
     input: Record<string, unknown>,
     idempotencyKey: string | undefined,
+    traceparent: string | null = null,
   ): Promise<{ run: RunRow; created: boolean } | undefined> {
-    const values = [workspaceId, definitionId, JSON.stringify(input), idempotencyKey ?? null];
+    const values = [
+      workspaceId,
+      definitionId,
+      JSON.stringify(input),
+      idempotencyKey ?? null,
+      traceparent,
+    ];
     const quick = await this.db.query<CreatedRow>(
       { name: 'runs_create', text: SQL.CREATE_RUN },
       values,

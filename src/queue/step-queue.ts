@@ -36,6 +36,8 @@ interface ClaimRow {
   run_created_at: Date;
   /** Seconds from the step becoming due to this claim (CLAIM_STEPS only). */
   claim_delay?: number;
+  /** CLAIM_STEPS only. */
+  traceparent?: string | null;
 }
 
 /** A step whose outcome could not be recorded too many times, with the count and the last cause. */
@@ -64,6 +66,7 @@ function claimedStep(r: ClaimRow): ClaimedStep {
       state: r.state,
       stepsExecuted: r.steps_executed,
       createdAt: r.run_created_at,
+      traceparent: r.traceparent,
     },
   };
 }

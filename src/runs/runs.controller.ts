@@ -1,5 +1,5 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
-import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentWorkspace } from '../common/auth';
 import { Paginated } from '../common/envelope';
@@ -27,6 +27,13 @@ export class RunsController {
   @ApiOperation({
     summary: 'Start a run (201), or return the run holding the idempotencyKey (200)',
   })
+  @ApiHeader({
+    name: 'traceparent',
+    required: false,
+    description:
+      'W3C Trace Context of the caller. Stored with the run; the spans of its steps link to it ' +
+      '(README "Tracing"). A malformed value is ignored.',
+  })
   @ApiEnvelope(RunDto, 201)
   @ApiEnvelope(RunDto, 200)
   @ApiErrors(400, 401, 404, 413)
@@ -34,8 +41,9 @@ export class RunsController {
     @CurrentWorkspace() workspaceId: string,
     @Body() dto: CreateRunDto,
     @Res({ passthrough: true }) res: Response,
+    @Headers('traceparent') traceparent?: string,
   ): Promise<RunDto> {
-    const { run, created } = await this.runs.create(workspaceId, dto);
+    const { run, created } = await this.runs.create(workspaceId, dto, traceparent);
     res.status(created ? 201 : 200);
     return run;
   }

@@ -15,6 +15,7 @@ import {
   RunTransitionDto,
   StepRunDto,
 } from './dto/run.dto';
+import { traceparentForRun } from '../tracing/spans';
 import { RunQueue, type RunRow, type TransitionResult } from '../queue/run-queue';
 import { RunsRepository } from './runs.repository';
 
@@ -46,7 +47,15 @@ export class RunsService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(workspaceId: string, dto: CreateRunDto): Promise<{ run: RunDto; created: boolean }> {
+  /**
+   * `traceparent` is the request's header: with tracing off, a well-formed one is stored with the run
+   * as is; with tracing on, the request's own span is (README "Tracing").
+   */
+  async create(
+    workspaceId: string,
+    dto: CreateRunDto,
+    traceparent?: string,
+  ): Promise<{ run: RunDto; created: boolean }> {
     // Named in the body, not the path (so not IdPipe's): malformed, it names no definition either.
     if (!isUuid(dto.definitionId)) throw new NotFoundError('workflow definition');
     const { runInputBytes } = this.config.limits;
@@ -56,6 +65,7 @@ export class RunsService {
       dto.definitionId,
       dto.input ?? {},
       dto.idempotencyKey,
+      traceparentForRun(traceparent),
     );
     if (!result) throw new NotFoundError('workflow definition');
     return { run: toRunDto(result.run, true), created: result.created };

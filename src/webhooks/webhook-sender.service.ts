@@ -15,6 +15,7 @@ import { OutboundRequestError, safeRequest } from '../common/safe-http';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { Metrics, type DeliveryOutcome } from '../metrics/metrics';
 import { WEBHOOK_READY_CHANNEL } from '../queue/channels';
+import { recordDeliveryOutcome, traceDelivery } from '../tracing/spans';
 import { SecretUnreadableError } from './secret-cipher';
 import { deliveryHeaders } from './signing';
 import { WebhookSecretsService } from './webhook-secrets.service';
@@ -45,6 +46,8 @@ interface ClaimedDelivery {
   url: string;
   secret: string;
   is_active: boolean;
+  /** The traceparent stored with the delivery's run, if any: its span links to it. */
+  run_traceparent: string | null;
 }
 
 type AttemptResult = { outcome: DeliveryOutcome } & (
@@ -108,7 +111,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
       claim: (free) => this.claim(free),
       claimFailed: 'claiming webhook deliveries failed',
       run: (row, signal) =>
-        this.deliver(row, signal).catch((err: unknown) => {
+        traceDelivery(row, () => this.deliver(row, signal)).catch((err: unknown) => {
           // The row stays claimed until its lease ends; then it comes due again.
           this.logger.error({ err, deliveryId: row.id }, 'recording a webhook delivery failed');
         }),
@@ -200,6 +203,7 @@ export class WebhookSenderService implements OnApplicationBootstrap, BeforeAppli
       return;
     }
     const result = await this.attempt(row, signal);
+    recordDeliveryOutcome(result);
     if (signal.aborted && !this.poller.running) return; // handed back by the shutdown
     this.metrics.webhookDelivery(result.outcome);
     const args = [row.id, this.senderId, row.attempts];

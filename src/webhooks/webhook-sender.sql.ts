@@ -37,7 +37,8 @@ const DUE = `
  * the status and due time it was read with (another sender's claim changes both), a check the partial
  * indexes cannot serve; with the ids listed as an array, the planner reaches the rows by primary key,
  * never by re-reading a backlog or the table. The final join returns the webhook's URL and secret with the row; the CTE
- * locks only the delivery (`FOR UPDATE OF d`), never the webhook.
+ * locks only the delivery (`FOR UPDATE OF d`), never the webhook. The run's traceparent (one primary
+ * key lookup per claimed row, no lock) lets the delivery's span link to the request that started it.
  */
 export const CLAIM_DELIVERIES = `
   WITH RECURSIVE hooks AS (
@@ -81,7 +82,8 @@ export const CLAIM_DELIVERIES = `
   FROM due, webhooks w
   WHERE d.id = due.id AND w.id = d.webhook_id
   RETURNING d.id, d.webhook_id, d.workspace_id, d.message_id, d.event_type, d.body::text AS body,
-            d.attempts, w.url, w.secret, w.is_active`;
+            d.attempts, w.url, w.secret, w.is_active,
+            (SELECT r.traceparent FROM workflow_runs r WHERE r.id = d.run_id) AS run_traceparent`;
 
 /**
  * A row whose lease ran out during its last allowed attempt: its sender stopped (crash, kill) and

@@ -143,7 +143,11 @@ async function main(): Promise<void> {
     );
   }
 
-  const app = await createApp(config, logger, extensions.map((e) => e.module));
+  const app = await createApp(
+    config,
+    logger,
+    extensions.map((e) => e.module),
+  );
   running.app = app;
   if (stopping) return;
   await app.listen(config.port);

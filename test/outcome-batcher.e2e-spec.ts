@@ -3,11 +3,7 @@ import type { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { pgPool } from '../src/common/database';
 import * as SQL from '../src/queue/queue.sql';
-import {
-  OutcomeBatcher,
-  type AdvanceItem,
-  type CompleteItem,
-} from '../src/queue/outcome-batcher';
+import { OutcomeBatcher, type AdvanceItem, type CompleteItem } from '../src/queue/outcome-batcher';
 import type { NewRunEvent } from '../src/queue/run-events';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';

@@ -16,16 +16,15 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import type { StepDefinition } from '../steps/step-definition';
 import { StepTypeRegistry } from '../steps/step-type.registry';
 import { timeOrderedUuid } from '../common/ids';
-import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL } from '../queue/channels';
-import type { BufferedWork, ClaimedStep } from '../queue/outcome-plan';
-import { StepQueue } from '../queue/step-queue';
 import { Metrics, type StepOutcomeLabel } from '../metrics/metrics';
-import type { OutcomePlan } from '../queue/outcome-plan';
+import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL } from '../queue/channels';
+import type { BufferedWork, ClaimedStep, OutcomePlan } from '../queue/outcome-plan';
+import { StepQueue } from '../queue/step-queue';
+import type { StepOutcome } from '../steps/step-executor';
 import { recordStepOutcome, traceStep } from '../tracing/spans';
 import { DefinitionCache } from './definition-cache';
 import { guardOutcome, MAX_ERROR_CHARS } from './outcome-guard';
 import { planOutcome } from './outcome-planner';
-import type { StepOutcome } from '../steps/step-executor';
 
 const SHUTDOWN_GRACE_MS = 25_000;
 
@@ -34,6 +33,7 @@ interface Definition {
   name: string;
   steps: StepDefinition[];
 }
+
 /** Steps whose failure one sweep records (CLAIM_UNRECORDED_STEPS); the next tick takes any rest. */
 const UNRECORDED_BATCH = 20;
 const POLL_INTERVAL_NAME = 'executor-poll';

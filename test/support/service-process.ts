@@ -42,6 +42,8 @@ export function startService(options: {
   port?: number;
   /** Another copy of the built service's entry point (default: this checkout's dist/main.js). */
   main?: string;
+  /** Run as this user and group instead of the test runner's (needs root). */
+  user?: { uid: number; gid: number };
 }): ServiceProcess {
   const base: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CONFIG_VARIABLES) delete base[name];
@@ -50,6 +52,8 @@ export function startService(options: {
     cwd: options.cwd ?? process.cwd(),
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
+    uid: options.user?.uid,
+    gid: options.user?.gid,
   });
   let out = '';
   let err = '';

@@ -1853,7 +1853,10 @@ export interface operations {
     RunsController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context of the caller. Stored with the run; the spans of its steps link to it (README "Tracing"). A malformed value is ignored. */
+                traceparent?: string;
+            };
             path?: never;
             cookie?: never;
         };

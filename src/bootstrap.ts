@@ -2,15 +2,15 @@ import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Express } from 'express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
 import { accessLog, answerClientErrors, jsonBody, requestId } from './common/http-middleware';
 import { PinoNestLogger } from './common/logger';
 import type { AppConfig } from './config/app-config';
-import { documentStepTypes } from './definitions/dto/definition.dto';
 import { Metrics } from './metrics/metrics';
 import { httpMetrics, metricsHandler } from './metrics/metrics-http';
+import { buildOpenApiDocument } from './openapi';
 import { StepTypeRegistry } from './steps/step-type.registry';
 
 /**
@@ -48,19 +48,7 @@ export async function createApp(
   }
   app.use(jsonBody());
 
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Workflow Orchestration Service')
-      .setDescription(
-        'Durable workflows with LLM steps, human approvals, cost tracking and signed webhooks. ' +
-          'Every answer uses the envelope {success, data | error}.',
-      )
-      .setVersion('1')
-      .addApiKey({ type: 'apiKey', name: 'x-api-key', in: 'header' }, 'api-key')
-      .build(),
-  );
-  documentStepTypes(document, app.get(StepTypeRegistry).types());
+  const document = buildOpenApiDocument(app, app.get(StepTypeRegistry).types());
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json' });
   return app;
 }

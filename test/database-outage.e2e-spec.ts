@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import request from 'supertest';
+import { checkedAgent } from './support/openapi-check';
 import type TestAgent from 'supertest/lib/agent';
 import { createTestDatabase, onServer } from './support/database';
 import { createWorkspaceWithKey, uniqueSlug, type WorkspaceWithKey } from './support/factories';
@@ -188,7 +188,7 @@ describe('a database outage', () => {
       },
     });
     await waitUntilReady(service, 30_000);
-    http = request(service.baseUrl);
+    http = checkedAgent(service.baseUrl);
 
     owner = await createWorkspaceWithKey(http);
     const key = owner.key;

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { chmod, chown, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import request from 'supertest';
+import { checkedAgent } from './support/openapi-check';
 import { createWorkspaceWithKey } from './support/factories';
 import { waitFor } from './support/wait';
 import { createDefinition, startRun, waitForRun } from './support/workflows';
@@ -266,7 +266,7 @@ describe('a first start from a fresh copy in a folder closed to other users (mkt
       expect(readFileSync(`/proc/${pid}/status`, 'utf8')).not.toMatch(/^Uid:\s+0\s/m);
     }
 
-    const http = request(service.baseUrl);
+    const http = checkedAgent(service.baseUrl);
     const owner = await createWorkspaceWithKey(http);
     const definitionId = await createDefinition(http, owner.key, [
       { type: 'task', name: 'first', handler: 'noop' },
@@ -288,7 +288,7 @@ describe('a first start from a fresh copy in a folder closed to other users (mkt
     const again = await launch();
     await waitUntilReady(again, 60_000);
     expect(dataDirOf(again)).toBe(dataDir);
-    const run = await request(again.baseUrl)
+    const run = await checkedAgent(again.baseUrl)
       .get(`/v1/workflow-runs/${runId}`)
       .set('x-api-key', owner.key);
     expect(run.status).toBe(200);

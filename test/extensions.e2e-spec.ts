@@ -1,7 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import request from 'supertest';
+import { checkedAgent } from './support/openapi-check';
 import type TestAgent from 'supertest/lib/agent';
 import { fileDatabaseUrl } from './support/database';
 import { createWorkspaceWithKey } from './support/factories';
@@ -81,7 +81,7 @@ describe('extensions (EXTENSION_MODULES)', () => {
     beforeAll(async () => {
       service = await start(GREETING);
       await waitUntilReady(service, 30_000);
-      http = request(service.baseUrl);
+      http = checkedAgent(service.baseUrl);
       ({ key } = await createWorkspaceWithKey(http));
     });
 

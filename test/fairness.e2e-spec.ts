@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import request from 'supertest';
+import { checkedAgent } from './support/openapi-check';
 import type TestAgent from 'supertest/lib/agent';
 import { TaskHandler, type TaskHandlerContext } from '../src/handlers/task-handler';
 import { createTestApp, type TestApp } from './support/app';
@@ -287,7 +287,7 @@ describe('fair sharing of the webhook sender', () => {
     });
     services.push(svc);
     await waitUntilReady(svc, 30_000);
-    return request(svc.baseUrl);
+    return checkedAgent(svc.baseUrl);
   }
 
   /** A webhook of the workspace on a route of the receiver that hangs or answers 200. */

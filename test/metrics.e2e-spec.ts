@@ -10,6 +10,7 @@ import {
   type FakeLlmServer,
 } from './support/fake-llm';
 import { parseExposition, type Exposition } from './support/prometheus';
+import { checkedAgent } from './support/openapi-check';
 import { startHttpsReceiver, type HttpsReceiver } from './support/https-receiver';
 import { freePort, startExecutorProcess, type ServiceProcess } from './support/service-process';
 import { startTcpProxy } from './support/tcp-proxy';
@@ -58,7 +59,7 @@ describe('Prometheus metrics', () => {
         METRICS_DATABASE_REFRESH_MS: '1000',
         EXECUTOR_CONCURRENCY: '4',
       });
-      t = { http: request(service.baseUrl) };
+      t = { http: checkedAgent(service.baseUrl) };
       const { key } = await createWorkspaceWithKey(t.http);
       const closed = await freePort();
       const urls = [

@@ -4,11 +4,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { onServer } from './support/database';
 import { createWorkspaceWithKey } from './support/factories';
 import { readRuntimeRecipe } from './support/image-recipe';
+import { checkedAgent } from './support/openapi-check';
 import { withDatabase } from './support/pg-url';
 import {
   installForProduction,
@@ -220,7 +220,7 @@ describe('the image runtime, reproduced without Docker', () => {
       databaseUrl = await createEmptyDatabase();
       service = await start();
       await waitUntilReady(service, 60_000);
-      http = request(service.baseUrl);
+      http = checkedAgent(service.baseUrl);
     }, 300_000);
 
     it('leaves out every package that the lock marks as for development only', async () => {

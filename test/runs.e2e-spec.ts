@@ -751,7 +751,7 @@ describe('workflow runs', () => {
       const stepIds = (res.body.data as Array<{ id: string }>).map((s) => s.id);
       const ids = [completedId, ...stepIds, ...events.map((e) => e.id)];
       // The time in each id lies within the run's life (one second of slack for clock rounding).
-      const from = Date.parse(run.createdAt as string) - 1000;
+      const from = Date.parse(run.createdAt) - 1000;
       const to = Date.parse(events[events.length - 1].createdAt) + 1000;
       for (const id of ids) {
         expect(id).toMatch(UUID_V7);

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { CLAIM_STEPS } from '../src/queue/queue.sql';
 import { CLAIM_DELIVERIES } from '../src/webhooks/webhook-sender.sql';
 import { createTestDatabase } from './support/database';
 import { createWorkspaceWithKey } from './support/factories';
 import { startFakeOpenAi, type FakeLlmServer } from './support/fake-llm';
+import { checkedAgent } from './support/openapi-check';
 import { startHttpsReceiver, type HttpsReceiver } from './support/https-receiver';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
 import {
@@ -75,7 +75,7 @@ describe('tracing (OpenTelemetry)', () => {
     });
     started.push(service);
     await waitUntilReady(service, 30_000);
-    return { service, http: request(service.baseUrl), db };
+    return { service, http: checkedAgent(service.baseUrl), db };
   }
 
   /** A workspace with a key and a webhook for workflow.completed pointed at the HTTPS receiver. */

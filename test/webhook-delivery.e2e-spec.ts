@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import request from 'supertest';
+import { checkedAgent } from './support/openapi-check';
 import type TestAgent from 'supertest/lib/agent';
 import { createTestDatabase, fileDatabaseUrl } from './support/database';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
@@ -91,7 +91,7 @@ describe('webhook delivery', () => {
     db = new Client({ connectionString: databaseUrl });
     await db.connect();
     service = await launch(databaseUrl);
-    http = request(service.baseUrl);
+    http = checkedAgent(service.baseUrl);
   });
 
   afterAll(async () => {
@@ -610,7 +610,7 @@ describe('webhook delivery', () => {
     const database = await createTestDatabase();
     // The first attempt waits 60 s in this process: it dies with the delivery queued, unsent.
     const first = await launch(database, { WEBHOOK_RETRY_DELAYS_MS: '60000,300,600' });
-    const agent = request(first.baseUrl);
+    const agent = checkedAgent(first.baseUrl);
     const ws = await createWorkspaceWithKey(agent);
     const hook = await registerWebhook(agent, ws.key, ['workflow.completed']);
     const def = await createDefinition(agent, ws.key, [
@@ -636,7 +636,7 @@ describe('webhook delivery', () => {
     );
     const [entry] = await eventually(
       async () => {
-        const list = await deliveries(request(second.baseUrl), ws.key, hook.id);
+        const list = await deliveries(checkedAgent(second.baseUrl), ws.key, hook.id);
         return list[0]?.status === 'delivered' ? list : undefined;
       },
       10_000,
@@ -662,7 +662,7 @@ describe('webhook delivery', () => {
       { type: 'task', name: 'a', handler: 'noop' },
     ]);
     const runs = 40;
-    const agents = [http, request(other.baseUrl)];
+    const agents = [http, checkedAgent(other.baseUrl)];
     for (let i = 0; i < runs; i += 8) {
       await Promise.all(
         Array.from({ length: 8 }, (_, j) => startRun(agents[(i + j) % 2], ws.key, def)),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
-import request from 'supertest';
+import { checkedAgent } from './support/openapi-check';
 import type TestAgent from 'supertest/lib/agent';
 import { encryptionKeyId } from '../src/webhooks/secret-cipher';
 import { fileDatabaseUrl } from './support/database';
@@ -69,7 +69,7 @@ describe('webhook secrets at rest', () => {
     });
     started.push(service);
     await waitUntilReady(service, 30_000);
-    http = request(service.baseUrl);
+    http = checkedAgent(service.baseUrl);
     return service;
   }
 

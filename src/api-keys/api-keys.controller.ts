@@ -8,7 +8,7 @@ import {
   KeyOrBootstrapAuth,
 } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
-import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, RevokedDto } from './dto/api-key.dto';
 
@@ -31,7 +31,7 @@ export class ApiKeysController {
   })
   @ApiHeader({ name: 'x-admin-token', required: false })
   @ApiEnvelope(CreatedApiKeyDto, 201)
-  @ApiErrors(400, 401, 404)
+  @ApiErrors(...BODY_ERRORS, 401, 404)
   create(
     @CurrentAuth() auth: AuthContext,
     @Body() dto: CreateApiKeyDto,

@@ -3,7 +3,7 @@ import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentApiKeyId, CurrentWorkspace } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
-import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { ApprovalsService } from './approvals.service';
 import {
   ApprovalDecisionDto,
@@ -60,7 +60,7 @@ export class ApprovalsController {
       'was already decided or the run is no longer PAUSED (cancelled, for instance).',
   })
   @ApiEnvelope(ApprovalDecisionDto)
-  @ApiErrors(400, 401, 404, 409, 413)
+  @ApiErrors(...BODY_ERRORS, 401, 404, 409)
   decide(
     @CurrentWorkspace() workspaceId: string,
     @CurrentApiKeyId() keyId: string,

@@ -1,10 +1,11 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 
 export class PageMeta {
-  @ApiProperty({ example: 1 }) page: number;
-  @ApiProperty({ example: 20 }) pageSize: number;
-  @ApiProperty({ example: 42 }) total: number;
-  @ApiProperty({ example: 3 }) totalPages: number;
+  @ApiProperty({ type: 'integer', minimum: 1, example: 1 }) page: number;
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100, example: 20 }) pageSize: number;
+  @ApiProperty({ type: 'integer', minimum: 0, example: 42 }) total: number;
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'ceil(total / pageSize)', example: 3 })
+  totalPages: number;
 }
 
 /** A page of results; the envelope interceptor lifts `meta` beside `data`. */
@@ -21,14 +22,40 @@ export class Paginated<T> {
   }
 }
 
+export class FieldErrorDto {
+  @ApiProperty({
+    example: 'steps[2].handler',
+    description: 'Path of the field; `body` for the whole body',
+  })
+  field: string;
+  @ApiProperty({ example: 'handler must be a string' }) message: string;
+}
+
+export class LimitDto {
+  @ApiProperty({ example: 'MAX_RUN_INPUT_BYTES' }) name: string;
+  @ApiProperty({ type: 'integer', example: 262144 }) value: number;
+}
+
+export class ErrorDetails {
+  @ApiPropertyOptional({
+    type: [FieldErrorDto],
+    description: 'Every problem found (400, 409, 413)',
+  })
+  errors?: FieldErrorDto[];
+  @ApiPropertyOptional({
+    type: LimitDto,
+    description: 'The storage limit that was passed (409, 413)',
+  })
+  limit?: LimitDto;
+}
+
 export class ErrorBody {
   @ApiProperty({ example: 'VALIDATION_ERROR' }) code: string;
   @ApiProperty({ example: 'name: must be between 1 and 100 characters' }) message: string;
-  @ApiProperty({ required: false, example: { errors: [{ field: 'name', message: '...' }] } })
-  details?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: ErrorDetails }) details?: ErrorDetails;
 }
 
 export class ErrorEnvelope {
-  @ApiProperty({ example: false }) success: false;
+  @ApiProperty({ type: 'boolean', enum: [false], example: false }) success: false;
   @ApiProperty({ type: ErrorBody }) error: ErrorBody;
 }

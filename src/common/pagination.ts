@@ -18,7 +18,7 @@ export const toQueryInt = ({ value }: { value: unknown }): unknown =>
 
 /** `page` (1-2147483647, default 1) and `pageSize` (1-100, default 20) of every paginated list. */
 export class PageQueryDto {
-  @ApiPropertyOptional({ minimum: 1, maximum: MAX_PAGE, default: 1 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: 1 })
   @IsOptional()
   @Transform(toQueryInt)
   @IsInt({ message: 'page must be an integer' })
@@ -26,7 +26,7 @@ export class PageQueryDto {
   @Max(MAX_PAGE)
   page: number = 1;
 
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, default: 20 })
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
   @IsOptional()
   @Transform(toQueryInt)
   @IsInt({ message: 'pageSize must be an integer' })

@@ -1,17 +1,60 @@
 import { applyDecorators, Type } from '@nestjs/common';
-import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { ApiExtraModels, ApiResponse, getSchemaPath, type OpenAPIObject } from '@nestjs/swagger';
+import type {
+  ReferenceObject,
+  SchemaObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ErrorEnvelope, PageMeta } from './envelope';
 
-const ERROR_TEXT: Record<number, string> = {
-  400: 'VALIDATION_ERROR: invalid body or query (details.errors names each field)',
+/** The error code each status carries (README "Responses and errors"). */
+export const ERROR_CODE_BY_STATUS = {
+  400: 'VALIDATION_ERROR',
+  401: 'AUTH_ERROR',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMIT_ERROR',
+  500: 'INTERNAL_ERROR',
+  503: 'SERVICE_UNAVAILABLE',
+} as const;
+export type ErrorStatus = keyof typeof ERROR_CODE_BY_STATUS;
+
+const ERROR_TEXT: Record<ErrorStatus, string> = {
+  400: 'VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field)',
   401: 'AUTH_ERROR: missing, invalid or revoked credentials',
   404: 'NOT_FOUND: absent or in another workspace',
   409: 'CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached',
   413: 'PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it)',
-  429: 'RATE_LIMIT_ERROR: too many requests',
+  415: 'UNSUPPORTED_MEDIA_TYPE: a body whose Content-Type is not application/json (UTF-8)',
+  429: 'RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds',
+  500: 'INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id)',
   503: 'SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds',
 };
+
+/**
+ * What the JSON body middleware can answer on any request that carries a body, before the route's
+ * own validation: malformed JSON (400), over 1 MiB (413), not `application/json` (415).
+ */
+export const BODY_ERRORS = [400, 413, 415] as const;
+
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+} as const;
+
+/** `{success: true, data}` around `data`, plus `meta` for a page; every member required. */
+function successEnvelope(data: SchemaObject | ReferenceObject, page: boolean): SchemaObject {
+  const properties: Record<string, SchemaObject | ReferenceObject> = {
+    success: { type: 'boolean', enum: [true] },
+    data,
+  };
+  if (page) properties.meta = { $ref: getSchemaPath(PageMeta) };
+  return {
+    type: 'object',
+    required: page ? ['success', 'data', 'meta'] : ['success', 'data'],
+    properties,
+  };
+}
 
 /** Documents the success envelope around a DTO: `{success, data}` (optionally an array or a page). */
 export function ApiEnvelope(
@@ -20,40 +63,73 @@ export function ApiEnvelope(
   shape: 'one' | 'array' | 'page' = 'one',
   headers?: Record<string, { description: string; schema: SchemaObject }>,
 ) {
-  const data: SchemaObject | { $ref: string } =
+  const data: SchemaObject | ReferenceObject =
     shape === 'one'
       ? { $ref: getSchemaPath(model) }
       : { type: 'array', items: { $ref: getSchemaPath(model) } };
-  const properties: Record<string, SchemaObject | { $ref: string }> = {
-    success: { type: 'boolean', example: true },
-    data,
-  };
-  if (shape === 'page') properties.meta = { $ref: getSchemaPath(PageMeta) };
   return applyDecorators(
     ApiExtraModels(model, PageMeta),
     ApiResponse({
       status,
-      schema: { type: 'object', properties },
+      description: shape === 'page' ? 'A page of results' : '',
+      schema: successEnvelope(data, shape === 'page'),
       ...(headers ? { headers } : {}),
     }),
   );
 }
 
+/** `NOT_FOUND` -> `NotFoundEnvelope`: the component schema of the error envelope with that code. */
+function errorSchemaName(status: ErrorStatus): string {
+  const words = ERROR_CODE_BY_STATUS[status].toLowerCase().split('_');
+  return `${words.map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Envelope`;
+}
+
 /**
- * Documents the error answers an endpoint can give, all in the error envelope. Every endpoint can be
- * rate-limited (429) and needs the database (503, design §9).
+ * Adds to the document one schema per error code: the error envelope with `error.code` fixed, so that
+ * a generated client can tell the answers apart by `error.code` as well as by status. The responses
+ * of ApiErrorResponses refer to them.
  */
-export function ApiErrors(...statuses: number[]) {
+export function documentErrorSchemas(document: OpenAPIObject): void {
+  const schemas = (document.components ??= {}).schemas ?? (document.components.schemas = {});
+  for (const status of Object.keys(ERROR_CODE_BY_STATUS).map(Number) as ErrorStatus[]) {
+    schemas[errorSchemaName(status)] = {
+      description: `The error envelope of a ${status} answer`,
+      allOf: [
+        { $ref: getSchemaPath(ErrorEnvelope) },
+        {
+          type: 'object',
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code'],
+              properties: { code: { type: 'string', enum: [ERROR_CODE_BY_STATUS[status]] } },
+            },
+          },
+        },
+      ],
+    };
+  }
+}
+
+/** Documents exactly these error answers, all in the error envelope. */
+export function ApiErrorResponses(...statuses: ErrorStatus[]) {
   return applyDecorators(
-    ...[...new Set([...statuses, 429, 503])].map((status) =>
+    ApiExtraModels(ErrorEnvelope),
+    ...[...new Set(statuses)].map((status) =>
       ApiResponse({
         status,
         description: ERROR_TEXT[status],
-        type: ErrorEnvelope,
-        ...(status === 503 || status === 429
-          ? { headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } } }
-          : {}),
+        schema: { $ref: `#/components/schemas/${errorSchemaName(status)}` },
+        ...(status === 503 || status === 429 ? { headers: RETRY_AFTER } : {}),
       }),
     ),
   );
+}
+
+/**
+ * Documents the error answers of an API endpoint, all in the error envelope. Every API endpoint can
+ * be rate-limited (429), needs the database (503, design §9) and can fail unexpectedly (500).
+ */
+export function ApiErrors(...statuses: ErrorStatus[]) {
+  return ApiErrorResponses(...statuses, 429, 500, 503);
 }

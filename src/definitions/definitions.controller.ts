@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { CurrentWorkspace } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
-import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { DefinitionsService } from './definitions.service';
 import { CreateDefinitionDto, DefinitionDto } from './dto/definition.dto';
 
@@ -16,7 +16,7 @@ export class DefinitionsController {
   @HttpCode(201)
   @ApiOperation({ summary: 'Register an immutable, versioned workflow definition' })
   @ApiEnvelope(DefinitionDto, 201)
-  @ApiErrors(400, 401, 409, 413)
+  @ApiErrors(...BODY_ERRORS, 401, 409)
   create(
     @CurrentWorkspace() workspaceId: string,
     @Body() dto: CreateDefinitionDto,

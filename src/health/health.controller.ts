@@ -3,6 +3,8 @@ import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '../common/auth';
 import { Database } from '../common/database';
 import { ServiceUnavailableError } from '../common/errors';
+import { ApiEnvelope, ApiErrorResponses } from '../common/swagger';
+import { HealthDto, LiveDto, ReadyDto } from './health.dto';
 
 /** Kubernetes probes: no authentication, no rate limit. */
 @ApiTags('health')
@@ -13,19 +15,27 @@ export class HealthController {
 
   @Get('live')
   @ApiOperation({ summary: 'Liveness: the process answers' })
-  live(): { status: string } {
+  @ApiEnvelope(LiveDto)
+  live(): LiveDto {
     return { status: 'ok' };
   }
 
   @Get('health')
-  @ApiOperation({ summary: 'Health: the process answers and the database is reachable' })
-  async health(): Promise<{ status: string; database: string }> {
+  @ApiOperation({
+    summary: 'Health: the process answers; whether the database does',
+    description: 'Always 200 while the process answers; `database` says whether it is reachable.',
+  })
+  @ApiEnvelope(HealthDto)
+  @ApiErrorResponses(500)
+  async health(): Promise<HealthDto> {
     return { status: 'ok', database: (await this.databaseUp()) ? 'up' : 'down' };
   }
 
   @Get('ready')
   @ApiOperation({ summary: 'Readiness: 503 in the error envelope while the database is down' })
-  async ready(): Promise<{ status: string; database: string }> {
+  @ApiEnvelope(ReadyDto)
+  @ApiErrorResponses(500, 503)
+  async ready(): Promise<ReadyDto> {
     if (!(await this.databaseUp())) throw new ServiceUnavailableError('database unavailable');
     return { status: 'ready', database: 'up' };
   }

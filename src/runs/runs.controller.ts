@@ -5,7 +5,7 @@ import { CurrentWorkspace } from '../common/auth';
 import { Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
 import { PageQueryDto } from '../common/pagination';
-import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import {
   CreateRunDto,
   ListRunsQueryDto,
@@ -36,7 +36,7 @@ export class RunsController {
   })
   @ApiEnvelope(RunDto, 201)
   @ApiEnvelope(RunDto, 200)
-  @ApiErrors(400, 401, 404, 413)
+  @ApiErrors(...BODY_ERRORS, 401, 404)
   async create(
     @CurrentWorkspace() workspaceId: string,
     @Body() dto: CreateRunDto,
@@ -86,7 +86,7 @@ export class RunsController {
   @HttpCode(200)
   @ApiOperation({ summary: 'Deliver a signal to a WAITING run' })
   @ApiEnvelope(RunTransitionDto)
-  @ApiErrors(400, 401, 404, 409, 413)
+  @ApiErrors(...BODY_ERRORS, 401, 404, 409)
   resume(
     @CurrentWorkspace() workspaceId: string,
     @IdParam('workflow run') id: string,

@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@n
 import { CurrentWorkspace } from '../common/auth';
 import { Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
-import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import {
   CreateWebhookDto,
   CreatedWebhookDto,
@@ -31,7 +31,7 @@ export class WebhooksController {
       'The answer carries the signing secret, which is never shown again.',
   })
   @ApiEnvelope(CreatedWebhookDto, 201)
-  @ApiErrors(400, 401)
+  @ApiErrors(...BODY_ERRORS, 401)
   create(
     @CurrentWorkspace() workspaceId: string,
     @Body() dto: CreateWebhookDto,

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import { AdminAuth, CurrentWorkspace } from '../common/auth';
-import { ApiEnvelope, ApiErrors } from '../common/swagger';
+import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { CreateWorkspaceDto, WorkspaceDto } from './dto/workspace.dto';
 import { WorkspacesService } from './workspaces.service';
 
@@ -16,7 +16,7 @@ export class WorkspacesController {
   @ApiOperation({ summary: 'Create a workspace (needs x-admin-token when ADMIN_TOKEN is set)' })
   @ApiHeader({ name: 'x-admin-token', required: false })
   @ApiEnvelope(WorkspaceDto, 201)
-  @ApiErrors(400, 401, 409)
+  @ApiErrors(...BODY_ERRORS, 401, 409)
   create(@Body() dto: CreateWorkspaceDto): Promise<WorkspaceDto> {
     return this.workspaces.create(dto);
   }

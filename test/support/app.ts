@@ -1,17 +1,17 @@
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
-import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import { createApp } from '../../src/bootstrap';
 import { createPinoLogger } from '../../src/common/logger';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import { fileDatabaseUrl } from './database';
+import { checkedAgent } from './openapi-check';
 
 export interface TestApp {
   app: INestApplication;
   config: AppConfig;
-  /** supertest bound to the running server. */
+  /** supertest bound to the running server; every answer is checked against the OpenAPI document. */
   http: TestAgent;
   baseUrl: string;
   databaseUrl: string;
@@ -51,7 +51,7 @@ export async function createTestApp(
   return {
     app,
     config,
-    http: request(baseUrl),
+    http: checkedAgent(baseUrl),
     baseUrl,
     databaseUrl,
     sql: async <T>(text: string, params?: unknown[]) =>

@@ -1,8 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import type TestAgent from 'supertest/lib/agent';
+import type {
+  CreateApiKeyRequest,
+  CreatedApiKey,
+  CreateWorkspaceRequest,
+  Envelope,
+  Workspace,
+} from '../../client';
 
 export interface WorkspaceWithKey {
-  workspace: { id: string; name: string; slug: string };
+  workspace: Workspace;
   key: string;
   keyId: string;
 }
@@ -23,15 +30,13 @@ export async function createWorkspaceWithKey(
     ? { 'x-admin-token': options.adminToken }
     : {};
   const slug = uniqueSlug();
-  const ws = await http
-    .post('/v1/workspaces')
-    .set(headers)
-    .send({ name: options.name ?? `Workspace ${slug}`, slug });
+  const workspaceBody: CreateWorkspaceRequest = { name: options.name ?? `Workspace ${slug}`, slug };
+  const ws = await http.post('/v1/workspaces').set(headers).send(workspaceBody);
   if (ws.status !== 201) throw new Error(`workspace creation failed: ${ws.status} ${ws.text}`);
-  const key = await http
-    .post('/v1/api-keys')
-    .set(headers)
-    .send({ name: 'first key', workspaceId: ws.body.data.id });
+  const workspace = (ws.body as Envelope<Workspace>).data;
+  const keyBody: CreateApiKeyRequest = { name: 'first key', workspaceId: workspace.id };
+  const key = await http.post('/v1/api-keys').set(headers).send(keyBody);
   if (key.status !== 201) throw new Error(`key creation failed: ${key.status} ${key.text}`);
-  return { workspace: ws.body.data, key: key.body.data.key, keyId: key.body.data.id };
+  const created = (key.body as Envelope<CreatedApiKey>).data;
+  return { workspace, key: created.key, keyId: created.id };
 }

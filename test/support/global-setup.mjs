@@ -34,6 +34,8 @@ export default async function globalSetup() {
     env: { ...process.env, DATABASE_URL: templateUrl.toString() },
     stdio: 'pipe',
   });
+  // Where each test process notes the operations and statuses it checked (test/support/openapi-check.ts).
+  process.env.WF_OPENAPI_SEEN_DIR = await mkdtemp(path.join(tmpdir(), 'wf-openapi-seen-'));
   process.env.WF_TEST_SERVER_URL = serverUrl;
   process.env.WF_TEST_TEMPLATE = template;
   process.env.WF_TEST_RUN_ID = runId;

@@ -1,7 +1,11 @@
 import pg from 'pg';
+import { checkOperationCoverage } from './openapi-coverage.mjs';
 
-/** Drops every database this run created, then stops the embedded server if one was started. */
-export default async function globalTeardown() {
+/**
+ * Drops every database this run created, stops the embedded server if one was started, then fails a
+ * whole run in which a documented operation was never exercised.
+ */
+export default async function globalTeardown(globalConfig, projectConfig) {
   const serverUrl = process.env.WF_TEST_SERVER_URL;
   const runId = process.env.WF_TEST_RUN_ID;
   if (serverUrl && runId) {
@@ -25,4 +29,5 @@ export default async function globalTeardown() {
     child.kill('SIGTERM');
     await exited;
   }
+  await checkOperationCoverage(globalConfig, projectConfig);
 }

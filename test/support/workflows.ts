@@ -1,24 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import type TestAgent from 'supertest/lib/agent';
+import type {
+  CreateDefinitionRequest,
+  CreateRunRequest,
+  Definition,
+  Envelope,
+  Page,
+  Run,
+  RunEvent,
+} from '../../client';
 
 export type Step = Record<string, unknown>;
 
-export interface RunView {
-  id: string;
-  status: string;
-  output: Record<string, unknown> | null;
-  error: string | null;
-  currentStepIndex: number;
-  [key: string]: unknown;
-}
+/** A run as the single-run read answers it (with currentStepIndex). */
+export type RunView = Run & { currentStepIndex: number };
 
-export interface EventView {
-  id: string;
-  eventType: string;
-  stepRunId: string | null;
-  payload: Record<string, unknown>;
-  createdAt: string;
-}
+export type EventView = RunEvent;
 
 /** Registers a definition with a unique name and returns its id. */
 export async function createDefinition(
@@ -27,12 +24,15 @@ export async function createDefinition(
   steps: Step[],
   extra: Record<string, unknown> = {},
 ): Promise<string> {
-  const res = await http
-    .post('/v1/workflow-definitions')
-    .set('x-api-key', key)
-    .send({ name: `wf-${randomBytes(4).toString('hex')}`, version: '1', steps, ...extra });
+  const body: CreateDefinitionRequest = {
+    name: `wf-${randomBytes(4).toString('hex')}`,
+    version: '1',
+    steps: steps as CreateDefinitionRequest['steps'],
+    ...extra,
+  };
+  const res = await http.post('/v1/workflow-definitions').set('x-api-key', key).send(body);
   if (res.status !== 201) throw new Error(`definition creation failed: ${res.status} ${res.text}`);
-  return res.body.data.id as string;
+  return (res.body as Envelope<Definition>).data.id;
 }
 
 export async function startRun(
@@ -41,18 +41,16 @@ export async function startRun(
   definitionId: string,
   input: Record<string, unknown> = {},
 ): Promise<string> {
-  const res = await http
-    .post('/v1/workflow-runs')
-    .set('x-api-key', key)
-    .send({ definitionId, input });
+  const body: CreateRunRequest = { definitionId, input };
+  const res = await http.post('/v1/workflow-runs').set('x-api-key', key).send(body);
   if (res.status !== 201) throw new Error(`run creation failed: ${res.status} ${res.text}`);
-  return res.body.data.id as string;
+  return (res.body as Envelope<Run>).data.id;
 }
 
 export async function getRun(http: TestAgent, key: string, runId: string): Promise<RunView> {
   const res = await http.get(`/v1/workflow-runs/${runId}`).set('x-api-key', key);
   if (res.status !== 200) throw new Error(`run read failed: ${res.status} ${res.text}`);
-  return res.body.data as RunView;
+  return (res.body as Envelope<RunView>).data;
 }
 
 /** Polls until the run reaches one of `statuses`, or fails the test at the deadline. */
@@ -84,8 +82,9 @@ export async function runEvents(http: TestAgent, key: string, runId: string): Pr
       .get(`/v1/workflow-runs/${runId}/events?page=${page}&pageSize=100`)
       .set('x-api-key', key);
     if (res.status !== 200) throw new Error(`events read failed: ${res.status} ${res.text}`);
-    all.push(...(res.body.data as EventView[]));
-    if (page >= res.body.meta.totalPages) return all;
+    const body = res.body as Page<RunEvent>;
+    all.push(...body.data);
+    if (page >= body.meta.totalPages) return all;
   }
 }
 

@@ -50,5 +50,5 @@ export class ApiKeyDto {
 }
 
 export class RevokedDto {
-  @ApiProperty({ example: true }) revoked: true;
+  @ApiProperty({ type: 'boolean', enum: [true] }) revoked: true;
 }

@@ -87,7 +87,9 @@ export class ApprovalRequestDto {
   })
   content: Record<string, unknown>;
   @ApiProperty() prompt: string;
-  @ApiProperty({ enum: DECISIONS, nullable: true, type: String }) decision: Decision | null;
+  // OpenAPI 3.0: a nullable enum admits null only when null is one of its values.
+  @ApiProperty({ enum: [...DECISIONS, null] as unknown as string[], nullable: true, type: String })
+  decision: Decision | null;
   @ApiProperty({ nullable: true, type: String }) decidedBy: string | null;
   @ApiProperty({ format: 'date-time', nullable: true, type: String }) decidedAt: string | null;
   @ApiProperty({ nullable: true, type: String }) comment: string | null;

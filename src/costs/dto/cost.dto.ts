@@ -29,42 +29,67 @@ export class CostSummaryQueryDto {
   to?: string;
 }
 
+/**
+ * The bounds of the window as the service answers them: ISO 8601 in UTC with milliseconds, like every
+ * timestamp, but a query may name any year its zone can shift past 0000-9999 (`to=9999-12-31T23:59:59
+ * -14:00`), which ISO 8601 writes with an expanded, signed year. So not `format: date-time` (RFC
+ * 3339, four-digit years only).
+ */
+const ISO_TIMESTAMP = '^([+-]\\d{6}|\\d{4})-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$';
+const WINDOW_BOUND =
+  'ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. ' +
+  '+010000-01-01T13:59:59.999Z';
+
 export class CostCallDto {
   @ApiProperty() stepName: string;
   @ApiProperty({ example: 'openai:gpt-4o-mini', description: 'As written in the step' })
   model: string;
-  @ApiProperty() inputTokens: number;
-  @ApiProperty() outputTokens: number;
-  @ApiProperty({ example: 0.0005253 }) costUsd: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) inputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) outputTokens: number;
+  @ApiProperty({ type: 'number', minimum: 0, example: 0.0005253 }) costUsd: number;
   @ApiProperty({ format: 'date-time', description: 'When the provider answered' })
   createdAt: string;
 }
 
 export class RunCostDto {
   @ApiProperty({ format: 'uuid' }) workflowRunId: string;
-  @ApiProperty({ example: 0.0005253 }) totalCostUsd: number;
-  @ApiProperty() totalInputTokens: number;
-  @ApiProperty() totalOutputTokens: number;
+  @ApiProperty({ type: 'number', minimum: 0, example: 0.0005253 }) totalCostUsd: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) totalInputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) totalOutputTokens: number;
   @ApiProperty({ type: [CostCallDto], description: 'One per completed LLM call, oldest first' })
   calls: CostCallDto[];
 }
 
 export class ModelCostDto {
   @ApiProperty() model: string;
-  @ApiProperty() costUsd: number;
-  @ApiProperty() inputTokens: number;
-  @ApiProperty() outputTokens: number;
-  @ApiProperty() calls: number;
+  @ApiProperty({ type: 'number', minimum: 0 }) costUsd: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) inputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) outputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Completed calls' }) calls: number;
 }
 
 export class CostSummaryDto {
   @ApiProperty({ format: 'uuid' }) workspaceId: string;
-  @ApiProperty({ format: 'date-time' }) from: string;
-  @ApiProperty({ format: 'date-time' }) to: string;
-  @ApiProperty() totalCostUsd: number;
-  @ApiProperty() totalInputTokens: number;
-  @ApiProperty() totalOutputTokens: number;
-  @ApiProperty({ description: 'Distinct runs with at least one cost record in the window' })
+  @ApiProperty({
+    pattern: ISO_TIMESTAMP,
+    description: WINDOW_BOUND,
+    example: '1970-01-01T00:00:00.000Z',
+  })
+  from: string;
+  @ApiProperty({
+    pattern: ISO_TIMESTAMP,
+    description: WINDOW_BOUND,
+    example: '2025-01-31T00:00:00.000Z',
+  })
+  to: string;
+  @ApiProperty({ type: 'number', minimum: 0 }) totalCostUsd: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) totalInputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) totalOutputTokens: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Distinct runs with at least one cost record in the window',
+  })
   totalRuns: number;
   @ApiProperty({ type: [ModelCostDto], description: 'Most expensive model first' })
   byModel: ModelCostDto[];

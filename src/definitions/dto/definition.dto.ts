@@ -27,6 +27,17 @@ function stepsDescription(types: readonly string[]): string {
   );
 }
 
+/**
+ * One step: `type` and `name`, plus the fields of its type. The fields are not listed: step types are
+ * registered at boot (an extension's too), and the README describes the built-in ones.
+ */
+const STEP_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['type', 'name'],
+  properties: { type: { type: 'string' }, name: { type: 'string' } },
+  additionalProperties: true,
+};
+
 export class CreateDefinitionDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'order-fulfilment' })
   @IsString()
@@ -51,7 +62,9 @@ export class CreateDefinitionDto {
       { type: 'external_event', name: 'await-payment', signalType: 'payment.received' },
     ],
     type: 'array',
-    items: { type: 'object' },
+    minItems: 1,
+    maxItems: MAX_STEPS_PER_DEFINITION,
+    items: STEP_SCHEMA,
   })
   @IsArray()
   @ArrayMinSize(1)
@@ -66,7 +79,7 @@ export class DefinitionDto {
   @ApiProperty() name: string;
   @ApiProperty() version: string;
   @ApiProperty({ nullable: true, type: String }) description: string | null;
-  @ApiProperty({ type: 'array', items: { type: 'object' } }) steps: StepDefinition[];
+  @ApiProperty({ type: 'array', items: STEP_SCHEMA }) steps: StepDefinition[];
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
 import { AsGiven } from '../../common/validation';
+import { RUN_EVENT_TYPES } from '../../queue/run-events';
 import { RUN_STATUSES, type RunStatus } from '../../queue/statuses';
 
 /** An optional object may be omitted, but an explicit `null` is not an object (unlike IsOptional). */
@@ -77,7 +78,13 @@ export class RunDto {
   @ApiProperty({ nullable: true, type: String, description: 'Why the run failed' })
   error: string | null;
   @ApiProperty({ nullable: true, type: String }) idempotencyKey: string | null;
-  @ApiPropertyOptional({ description: 'Present in the single-run read' })
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Present in the single-run read only: the index of the step in progress, or of the last one ' +
+      'executed once the run is terminal',
+  })
   currentStepIndex?: number;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
@@ -93,19 +100,19 @@ export class RunEventDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) workflowRunId: string;
   @ApiProperty({ format: 'uuid', nullable: true, type: String }) stepRunId: string | null;
-  @ApiProperty() eventType: string;
+  @ApiProperty({ enum: RUN_EVENT_TYPES }) eventType: string;
   @ApiProperty({ type: 'object', additionalProperties: true }) payload: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }
 
 export class StepRunDto {
   @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty() stepIndex: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) stepIndex: number;
   @ApiProperty() stepName: string;
   @ApiProperty() stepType: string;
   @ApiProperty({ enum: ['PENDING', 'RUNNING', 'WAITING', 'COMPLETED', 'FAILED', 'CANCELLED'] })
   status: string;
-  @ApiProperty() attempt: number;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Counted from 1' }) attempt: number;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   output: Record<string, unknown> | null;
   @ApiProperty({ nullable: true, type: String }) error: string | null;

@@ -68,7 +68,7 @@ export class WebhookDto {
   @ApiProperty({ format: 'uuid' }) workspaceId: string;
   @ApiProperty({ example: 'https://example.com/hooks/workflows' }) url: string;
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, isArray: true }) events: WebhookEventType[];
-  @ApiProperty({ example: true }) isActive: boolean;
+  @ApiProperty({ type: 'boolean', example: true }) isActive: boolean;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
 }
 
@@ -84,7 +84,7 @@ export class CreatedWebhookDto extends WebhookDto {
 
 export class DeletedWebhookDto {
   @ApiProperty({ format: 'uuid' }) id: string;
-  @ApiProperty({ example: true }) deleted: true;
+  @ApiProperty({ type: 'boolean', enum: [true] }) deleted: true;
 }
 
 export class ListDeliveriesQueryDto extends PageQueryDto {
@@ -111,9 +111,17 @@ export class WebhookDeliveryDto {
       'every attempt failed or the webhook was deleted',
   })
   status: DeliveryStatus;
-  @ApiProperty({ description: 'Attempts made so far (counted when an attempt starts)' })
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Attempts made so far (counted when an attempt starts)',
+  })
   attempts: number;
-  @ApiProperty({ nullable: true, type: Number, description: 'HTTP status of the last answer' })
+  @ApiProperty({
+    nullable: true,
+    type: 'integer',
+    description: 'HTTP status of the last answer',
+  })
   lastStatusCode: number | null;
   @ApiProperty({
     nullable: true,

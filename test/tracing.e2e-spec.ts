@@ -456,6 +456,52 @@ describe('tracing (OpenTelemetry)', () => {
     expect(service.child.exitCode).toBeNull();
   });
 
+  it('with every step sampled out: runs complete outside any trace, no span and no traceparent leave', async () => {
+    const { http, db } = await launch({
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint,
+      OTEL_TRACES_SAMPLER: 'always_off',
+    });
+    const { key, hookPath } = await tenant(http);
+    const targetPath = `/sampled-out-${hex(4)}`;
+    const model = `gpt-dropped-${hex(3)}`;
+    llm.script(model, { text: 'fine', inputTokens: 3, outputTokens: 1 });
+    const definitionId = await createDefinition(http, key, [
+      {
+        type: 'task',
+        name: 'call',
+        handler: 'http',
+        config: { url: `${llm.origin}${targetPath}` },
+      },
+      { type: 'llm', name: 'ask', model, messages: [{ role: 'user', content: 'hi' }] },
+    ]);
+    const caller = callerContext();
+    const res = await http
+      .post('/v1/workflow-runs')
+      .set('x-api-key', key)
+      .set('traceparent', caller.header)
+      .send({ definitionId, input: {} });
+    expect(res.status).toBe(201);
+    const runId = res.body.data.id as string;
+    await waitForRun(http, key, runId, 'COMPLETED');
+    const delivered = await waitFor(
+      'the workflow.completed delivery',
+      () => hooks.received(hookPath)[0],
+    );
+    // The caller's trace is still stored (its flags say not sampled), for executors that sample.
+    expect(traceIdOf((await storedTraceparent(db, runId)) ?? undefined)).toBe(caller.traceId);
+    expect(llm.requestsTo(targetPath)[0].headers.traceparent).toBeUndefined();
+    expect(delivered.headers.traceparent).toBeUndefined();
+    // Give a batch time to leave (100 ms here): nothing of this run's steps or deliveries arrives.
+    await new Promise((r) => setTimeout(r, 500));
+    const ofRun = otlp.spans.filter(
+      (s) =>
+        s.traceId === caller.traceId ||
+        s.attributes['workflow.run.id'] === runId ||
+        s.name === `chat ${model}`,
+    );
+    expect(ofRun).toEqual([]);
+  });
+
   it('with tracing off: stores a well-formed caller traceparent, sends none to targets, logs no trace ids', async () => {
     const { service, http, db } = await launch({});
     expect(logLines(service).some((l) => String(l.msg).startsWith('tracing on'))).toBe(false);

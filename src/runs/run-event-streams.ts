@@ -15,6 +15,12 @@ const PAGE = 200;
 /** Runs read by one wake-up query. */
 const RUNS_PER_READ = 500;
 /**
+ * A wake-up read waits this long first, so that the notifications of a busy executor (one per
+ * statement, many a second) are read together: one query for all the runs woken meanwhile, at the
+ * price of this much latency (bench scenario 9).
+ */
+const READ_COALESCE_MS = 20;
+/**
  * Every open stream's run is read again this often whatever the notifications said: a notification
  * lost without the listener noticing (it notices a lost connection, and re-reads then) costs at most
  * this delay, never an event.
@@ -308,6 +314,7 @@ export class RunEventStreams implements OnModuleDestroy {
    * logged; the next notification or resync reads again from the same cursors.
    */
   private async readDirty(): Promise<void> {
+    await new Promise((resolve) => setTimeout(resolve, READ_COALESCE_MS));
     while (this.dirty.size > 0) {
       const batch: Feed[] = [];
       for (const feed of this.dirty) {

@@ -1,12 +1,5 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiHeader,
-  ApiOperation,
-  ApiProduces,
-  ApiResponse,
-  ApiSecurity,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiHeader, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentWorkspace } from '../common/auth';
 import { ValidationError } from '../common/errors';
@@ -160,7 +153,6 @@ export class RunsController {
       'one request against the rate limit; open streams are capped per workspace ' +
       '(SSE_MAX_STREAMS_PER_WORKSPACE) and per server process (SSE_MAX_STREAMS): 429 beyond.',
   })
-  @ApiProduces('text/event-stream', 'application/json')
   @ApiHeader({
     name: 'Last-Event-ID',
     required: false,

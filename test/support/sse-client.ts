@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { checkAnswer } from './openapi-check';
 
 /** A Server-Sent Events stream read over fetch and parsed as the wire format says. */
 export interface SseClient {
@@ -112,12 +113,16 @@ export async function openEventStream(
       ).then(() => undefined),
     close: () => abort.abort(),
   };
+  const answer = { status: res.status, headers: Object.fromEntries(res.headers), text: '' };
   if (!(res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     const text = await res.text();
     if (text !== '') client.json = JSON.parse(text) as SseClient['json'];
     ended = true;
+    // Held to the OpenAPI document like the checked agent's answers.
+    checkAnswer('GET', url, { ...answer, text, body: client.json ?? {} });
     return client;
   }
+  checkAnswer('GET', url, { ...answer, body: {} });
   const parser = createParser({
     onEvent: (m) => {
       messages.push(m);

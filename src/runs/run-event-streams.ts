@@ -127,6 +127,8 @@ export class RunEventStreams implements OnModuleDestroy {
         return;
       }
       if (req.destroyed || res.destroyed) return;
+      // Shutdown began while this request waited: a stream opened now would hold the server's close.
+      if (this.closing) throw new ServiceUnavailableError('the service is shutting down', 1);
       const stream = this.join(workspaceId, runId, after, res);
       handedOver = true;
       res.on('close', () => this.leave(stream));

@@ -194,6 +194,17 @@ describe('live run events (GET /v1/workflow-runs/:id/events/stream)', () => {
     expect(eventsOf(client)).toEqual(await runEvents(t.http, a.key, runId));
   });
 
+  it('delivers a cancellation at once and ends the stream after WORKFLOW_CANCELLED', async () => {
+    const runId = await startRun(t.http, a.key, defs.signal);
+    await waitForRun(t.http, a.key, runId, 'WAITING');
+    const client = await stream(runId);
+    await client.waitForMessages(4);
+    await t.http.post(`/v1/workflow-runs/${runId}/cancel`).set('x-api-key', a.key).expect(200);
+    await client.waitForEvent('WORKFLOW_CANCELLED', 5000);
+    await client.waitForEnd(5000);
+    expect(eventsOf(client)).toEqual(await runEvents(t.http, a.key, runId));
+  });
+
   it('resumes after Last-Event-ID (header or query parameter) without gaps or repeats', async () => {
     const runId = await startRun(t.http, a.key, defs.signal);
     await waitForRun(t.http, a.key, runId, 'WAITING');
@@ -391,6 +402,18 @@ describe('live run events (GET /v1/workflow-runs/:id/events/stream)', () => {
          SELECT pid FROM pg_stat_activity WHERE query = 'LISTEN wf_run_events' OFFSET 0) listeners`,
     );
     expect(killed.length).toBeGreaterThan(0);
+    // pg_terminate_backend only signals: wait until the sessions are gone (the listener reconnects
+    // a second after it notices), so that the resume below commits while nobody listens.
+    await waitFor('the listeners to be disconnected', async () => {
+      const left = await t.sql('SELECT 1 FROM pg_stat_activity WHERE pid = ANY ($1::int[])', [
+        killed.map((k) => k.pid),
+      ]);
+      return left.length === 0 ? true : undefined;
+    });
+    const listening = await t.sql(
+      "SELECT 1 FROM pg_stat_activity WHERE query = 'LISTEN wf_run_events'",
+    );
+    expect(listening).toEqual([]);
     // Recorded while no listener is connected: its NOTIFY reaches nobody.
     await t.http
       .post(`/v1/workflow-runs/${runId}/resume`)

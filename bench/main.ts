@@ -36,6 +36,7 @@ import { parkAndDrain, PARK_STEPS, type ParkResult } from './scenarios/park';
 import { findPgbench, pgbenchCeiling, type PgbenchResult } from './scenarios/pgbench';
 import { explainPlans, insertRuns, scaleQueries, type QueryLatency } from './scenarios/scale';
 import { endToEnd, executionOnly, type Target } from './scenarios/throughput';
+import { openStreams, STREAMS, type OpenStreams, type StreamsResult } from './scenarios/streams';
 import { THREE_TRANSFORM_STEPS, type TransformResult } from './scenarios/transform';
 import {
   OBSERVABILITY_VARIANTS,
@@ -48,7 +49,7 @@ import {
 const HELP = `npm run bench -- [flags]
 
   --quick               small sizes, finishes in under 2 minutes (defaults below in brackets)
-  --runs=N              runs per throughput measurement, scenarios 1, 2, 6, 7, 8    2000 [200]
+  --runs=N              runs per throughput measurement, scenarios 1, 2, 6, 7, 8, 9 2000 [200]
   --in-flight=N         requests in flight while creating runs                      32
   --repeat=N            repetitions of each throughput measurement (median kept)   3 [1]
   --dispatch=N          sequential 1-step runs for dispatch latency                200 [30]
@@ -58,7 +59,7 @@ const HELP = `npm run bench -- [flags]
   --scale=N             runs inserted with SQL for the scale scenario              1000000 [50000]
   --scale-samples=N     sequential requests per query in the scale scenario        200 [30]
   --pgbench-seconds=N   pgbench duration                                           15 [3]
-  --only=1,2,...        run only these scenarios (1-8; 2 includes pgbench)
+  --only=1,2,...        run only these scenarios (1-9; 2 includes pgbench)
   --keep                keep the benchmark databases (default: dropped)
 
 Database: BENCH_DATABASE_URL, else PostgreSQL at 127.0.0.1:5432 (user postgres) when it answers,
@@ -96,7 +97,9 @@ function parseOptions(argv: string[]): BenchOptions {
     scaleRuns: num('scale', 1_000_000, 50_000),
     scaleSamples: num('scale-samples', 200, 30),
     pgbenchSeconds: num('pgbench-seconds', 15, 3),
-    only: new Set((flags.get('only') ?? '1,2,3,4,5,6,7,8').split(',').map((s) => Number(s.trim()))),
+    only: new Set(
+      (flags.get('only') ?? '1,2,3,4,5,6,7,8,9').split(',').map((s) => Number(s.trim())),
+    ),
     build: true,
     keepDatabases: flags.get('keep') === 'true',
   };
@@ -191,6 +194,7 @@ interface Results {
   };
   transform?: TransformResult;
   observability?: ObservabilityResult;
+  streams?: StreamsResult;
 }
 
 async function scenarioThroughput(server: DatabaseServer, opts: BenchOptions, r: Results) {
@@ -301,6 +305,81 @@ async function scenarioObservability(server: DatabaseServer, opts: BenchOptions,
     metrics: medianSample(samples.metrics),
     tracing: medianSample(samples.tracing),
     exports: { ...collector.received },
+    samples,
+  };
+}
+
+/**
+ * 9: 1(b) with no event stream open, and 1(b) with STREAMS streams open (on the API process, one per
+ * run) on as many of the queued runs before the executor starts, so that every stream follows a run
+ * as it executes; alternating at each repetition, in one database. Each stream must end by itself
+ * (the server closes it after WORKFLOW_COMPLETED): a measurement whose streams did not all end, or
+ * got fewer messages than their runs' events, fails the scenario.
+ */
+async function scenarioStreams(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  const count = Math.min(STREAMS, opts.runs);
+  log(`scenario 9: ${opts.runs} runs, execution only, without and with ${count} event streams`);
+  const s = await stage(server, 's9', opts, THREE_NOOP_STEPS, {
+    EXECUTOR_ENABLED: 'false',
+    SSE_MAX_STREAMS_PER_WORKSPACE: String(count),
+  });
+  const samples: Record<'none' | 'streams', Throughput[]> = { none: [], streams: [] };
+  const delivered: StreamsResult['delivered'] = [];
+  // Set by the hook inside executionOnly (a holder, so that the type checker sees the assignment).
+  const held: { open?: OpenStreams } = {};
+  try {
+    for (let i = 0; i < opts.repeat; i++) {
+      const order = i % 2 === 0 ? (['none', 'streams'] as const) : (['streams', 'none'] as const);
+      for (const kind of order) {
+        held.open = undefined;
+        const t = await executionOnly(
+          s.svc,
+          s.sql,
+          s.target,
+          opts.runs,
+          opts.inFlight,
+          {},
+          kind === 'none'
+            ? undefined
+            : async (ids) => {
+                // Spread over the queue, so that streams follow runs from start to end of the drain.
+                const step = Math.floor(ids.length / count);
+                const watched = ids.filter((_, k) => k % step === 0).slice(0, count);
+                held.open = await openStreams(s.svc.baseUrl, s.target.apiKey, watched);
+              },
+        );
+        const open = held.open as OpenStreams | undefined;
+        if (open) {
+          const tally = await Promise.race([
+            open.finished,
+            new Promise<never>((_, reject) =>
+              setTimeout(
+                () => reject(new Error('event streams still open 30 s after the drain')),
+                30_000,
+              ),
+            ),
+          ]);
+          // A 3-step noop run records 8 events.
+          if (tally.ended !== tally.streams || tally.messages !== tally.streams * 8) {
+            throw new Error(`event streams incomplete: ${JSON.stringify(tally)}`);
+          }
+          delivered.push(tally);
+        }
+        log(`9 ${kind}: ${t.runsPerSec.toFixed(1)} runs/s (${t.seconds.toFixed(2)} s)`);
+        samples[kind].push(t);
+      }
+    }
+  } catch (err) {
+    held.open?.close();
+    log(`service log:\n${s.svc.logs()}`);
+    throw err;
+  } finally {
+    await s.close();
+  }
+  r.streams = {
+    none: medianSample(samples.none),
+    streams: medianSample(samples.streams),
+    delivered,
     samples,
   };
 }
@@ -566,6 +645,20 @@ function table(r: Results): string {
       share(o.tracing) >= 0.85,
     );
   }
+  if (r.streams) {
+    const x = r.streams;
+    const share = x.streams.runsPerSec / x.none.runsPerSec;
+    const got = x.delivered.reduce((sum, d) => sum + d.messages, 0);
+    add('9 event streams', `1(b) without streams (${x.none.runs} runs)`, tp(x.none));
+    add(
+      '9 event streams',
+      `1(b) with ${x.delivered[0]?.streams ?? STREAMS} streams open on executing runs`,
+      `${tp(x.streams)}; ${f(share * 100, 1)}% of without; ${got} messages delivered, every ` +
+        'stream ended by the server after WORKFLOW_COMPLETED',
+      '>= 90% of without',
+      share >= 0.9,
+    );
+  }
   if (r.peers) {
     for (const [k, p] of Object.entries(r.peers)) {
       add(`2 ${k}`, '(a) submitted while running', tp(p.a));
@@ -706,6 +799,7 @@ async function main(): Promise<void> {
     if (opts.only.has(6)) await scenarioScale(server, opts, results);
     if (opts.only.has(7)) await scenarioTransform(server, opts, results);
     if (opts.only.has(8)) await scenarioObservability(server, opts, results);
+    if (opts.only.has(9)) await scenarioStreams(server, opts, results);
   } finally {
     if (!opts.keepDatabases) await dropAll();
     await server.stop();

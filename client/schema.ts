@@ -272,6 +272,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workflow-runs/{id}/events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live run events (Server-Sent Events): the recorded ones, then new ones as recorded
+         * @description Same authentication, workspace scoping and 404 as the events list. Opening a stream counts as one request against the rate limit; open streams are capped per workspace (SSE_MAX_STREAMS_PER_WORKSPACE) and per server process (SSE_MAX_STREAMS): 429 beyond.
+         */
+        get: operations["RunsController_stream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workflow-runs/{id}/steps": {
         parameters: {
             query?: never;
@@ -489,7 +509,7 @@ export interface components {
         ErrorDetails: {
             /** @description Every problem found (400, 409, 413) */
             errors?: components["schemas"]["FieldErrorDto"][];
-            /** @description The storage limit that was passed (409, 413) */
+            /** @description The storage limit that was passed (409, 413), or the cap on open event streams (429) */
             limit?: components["schemas"]["LimitDto"];
         };
         ErrorBody: {
@@ -2349,6 +2369,99 @@ export interface operations {
                         meta: components["schemas"]["PageMeta"];
                     };
                 };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: absent or in another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    RunsController_stream: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event id, for clients that cannot set the Last-Event-ID header; the header wins when both are given (EventSource sends it on every reconnection). */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description Resume after this event id (the `id:` of the last message received); no gap, no repeat. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events. First `retry: 3000` (EventSource waits that long before it reconnects), then one message per run event, oldest first: `id: <seq>` (the event's position in the order, to send back as Last-Event-ID), `event: <eventType>` and `data: <the event as GET /v1/workflow-runs/:id/events lists it, JSON on one line>`, each followed by a blank line. Comments `: keep-alive` every SSE_HEARTBEAT_MS. The server ends the stream after the run's terminal event (WORKFLOW_COMPLETED, WORKFLOW_FAILED or WORKFLOW_CANCELLED) when nothing follows it, and drops a client that leaves more than SSE_MAX_BUFFERED_BYTES unread. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The run is over (COMPLETED, FAILED or CANCELLED) and has no event after the given id: nothing to stream (EventSource stops reconnecting on a 204). */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
             400: {

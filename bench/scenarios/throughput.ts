@@ -132,8 +132,11 @@ export async function executionOnly(
   count: number,
   inFlight: number,
   executorEnv: Record<string, string> = {},
+  /** Called with the queued runs before the executor starts (scenario 9 opens streams on them). */
+  beforeExecutor?: (ids: string[]) => Promise<void>,
 ): Promise<Throughput> {
   const ids = await createRuns(api, t, count, inFlight);
+  await beforeExecutor?.(ids);
   const executor = await startService(t.databaseUrl, { ...executorEnv, EXECUTOR_ENABLED: 'true' });
   const backends = async (): Promise<number[]> =>
     (

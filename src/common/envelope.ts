@@ -44,7 +44,8 @@ export class ErrorDetails {
   errors?: FieldErrorDto[];
   @ApiPropertyOptional({
     type: LimitDto,
-    description: 'The storage limit that was passed (409, 413)',
+    description:
+      'The storage limit that was passed (409, 413), or the cap on open event streams (429)',
   })
   limit?: LimitDto;
 }

@@ -79,6 +79,20 @@ export class ServiceUnavailableError extends AppError {
   }
 }
 
+/**
+ * 429 RATE_LIMIT_ERROR for a cap on what a client holds open (live event streams) rather than on its
+ * request budget; `details.limit` names the cap and its value, `Retry-After` says when to try again.
+ */
+export class CapacityError extends AppError {
+  constructor(
+    message: string,
+    limit: { name: string; value: number },
+    readonly retryAfterSeconds: number,
+  ) {
+    super(429, 'RATE_LIMIT_ERROR', message, { limit });
+  }
+}
+
 function summarize(errors: FieldError[]): string {
   if (errors.length === 0) return 'invalid request';
   const first = errors[0];

@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import { ThrottlerException } from '@nestjs/throttler';
 import type { Request, Response } from 'express';
-import { AppError, isDatabaseUnavailable, ServiceUnavailableError } from './errors';
+import { AppError, CapacityError, isDatabaseUnavailable, ServiceUnavailableError } from './errors';
 import { ErrorPayload, sendError } from './error-response';
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -42,7 +42,9 @@ export class EnvelopeExceptionFilter implements ExceptionFilter {
         message: exception.message,
         details: exception.details,
         retryAfterSeconds:
-          exception instanceof ServiceUnavailableError ? exception.retryAfterSeconds : undefined,
+          exception instanceof ServiceUnavailableError || exception instanceof CapacityError
+            ? exception.retryAfterSeconds
+            : undefined,
       };
     }
     if (exception instanceof ThrottlerException) {

@@ -71,6 +71,12 @@ describe('loadConfig', () => {
         approvalListMaxItems: 500,
         definitionCacheBytes: 67108864,
       },
+      eventStreams: {
+        maxStreams: 1000,
+        maxPerWorkspace: 100,
+        heartbeatMs: 15000,
+        maxBufferedBytes: 1048576,
+      },
     });
   });
 
@@ -128,6 +134,10 @@ describe('loadConfig', () => {
       MAX_PENDING_APPROVALS_PER_WORKSPACE: '7',
       APPROVAL_LIST_MAX_ITEMS: '50',
       EXECUTOR_DEFINITION_CACHE_BYTES: '0',
+      SSE_MAX_STREAMS: '50',
+      SSE_MAX_STREAMS_PER_WORKSPACE: '5',
+      SSE_HEARTBEAT_MS: '250',
+      SSE_MAX_BUFFERED_BYTES: '65536',
     });
     expect(config).toEqual({
       port: 8080,
@@ -186,6 +196,12 @@ describe('loadConfig', () => {
         pendingApprovalsPerWorkspace: 7,
         approvalListMaxItems: 50,
         definitionCacheBytes: 0,
+      },
+      eventStreams: {
+        maxStreams: 50,
+        maxPerWorkspace: 5,
+        heartbeatMs: 250,
+        maxBufferedBytes: 65536,
       },
     });
   });
@@ -413,6 +429,21 @@ describe('loadConfig', () => {
         'MAX_SIGNAL_PAYLOAD_BYTES',
       ].sort(),
     );
+  });
+
+  it('refuses event stream settings out of their range, naming each', () => {
+    const problems = problemsOf({
+      SSE_MAX_STREAMS: '0',
+      SSE_MAX_STREAMS_PER_WORKSPACE: 'many',
+      SSE_HEARTBEAT_MS: '50',
+      SSE_MAX_BUFFERED_BYTES: '1024',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'SSE_HEARTBEAT_MS',
+      'SSE_MAX_BUFFERED_BYTES',
+      'SSE_MAX_STREAMS',
+      'SSE_MAX_STREAMS_PER_WORKSPACE',
+    ]);
   });
 
   it('puts every problem in the error message', () => {

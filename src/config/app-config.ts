@@ -362,6 +362,32 @@ export class EnvironmentVariables {
   @IsInt()
   @Min(0)
   EXECUTOR_DEFINITION_CACHE_BYTES = 67_108_864;
+
+  // Live run events (README "Live run events"): each open stream holds a connection and a little
+  // memory until its run ends, so both are capped; 429 past a cap.
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  SSE_MAX_STREAMS = 1000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  SSE_MAX_STREAMS_PER_WORKSPACE = 100;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(MAX_TIMER_MS)
+  SSE_HEARTBEAT_MS = 15_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(16_384)
+  @Max(64 * 1024 * 1024)
+  SSE_MAX_BUFFERED_BYTES = 1_048_576;
 }
 
 export interface ModelPrice {
@@ -434,6 +460,20 @@ export interface AppConfig {
    */
   extensionModules?: string[];
   limits: StorageLimits;
+  /** GET /v1/workflow-runs/:id/events/stream. */
+  eventStreams: EventStreamLimits;
+}
+
+/** The live event streams' caps and timing (README "Live run events"). */
+export interface EventStreamLimits {
+  /** Streams open at once in this process. */
+  maxStreams: number;
+  /** Streams open at once per workspace in this process. */
+  maxPerWorkspace: number;
+  /** How often an idle stream gets a `: keep-alive` comment. */
+  heartbeatMs: number;
+  /** Bytes written to a stream and not yet taken by its client before the stream is dropped. */
+  maxBufferedBytes: number;
 }
 
 /** Where and how spans are exported (README "Tracing"). */
@@ -675,6 +715,10 @@ export const CONFIG_VARIABLES = [
   'MAX_PENDING_APPROVALS_PER_WORKSPACE',
   'APPROVAL_LIST_MAX_ITEMS',
   'EXECUTOR_DEFINITION_CACHE_BYTES',
+  'SSE_MAX_STREAMS',
+  'SSE_MAX_STREAMS_PER_WORKSPACE',
+  'SSE_HEARTBEAT_MS',
+  'SSE_MAX_BUFFERED_BYTES',
 ] as const;
 
 const TYPE_RULES = ['isInt', 'isBoolean', 'isString'];
@@ -770,6 +814,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       pendingApprovalsPerWorkspace: vars.MAX_PENDING_APPROVALS_PER_WORKSPACE,
       approvalListMaxItems: vars.APPROVAL_LIST_MAX_ITEMS,
       definitionCacheBytes: vars.EXECUTOR_DEFINITION_CACHE_BYTES,
+    },
+    eventStreams: {
+      maxStreams: vars.SSE_MAX_STREAMS,
+      maxPerWorkspace: vars.SSE_MAX_STREAMS_PER_WORKSPACE,
+      heartbeatMs: vars.SSE_HEARTBEAT_MS,
+      maxBufferedBytes: vars.SSE_MAX_BUFFERED_BYTES,
     },
   };
 }

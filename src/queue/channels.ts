@@ -9,3 +9,11 @@ export const STEP_READY_CHANNEL = 'wf_step_ready';
 export const RUN_CANCELLED_CHANNEL = 'wf_run_cancelled';
 /** A webhook delivery was queued. */
 export const WEBHOOK_READY_CHANNEL = 'wf_webhook_ready';
+/**
+ * Events were recorded; the payload is the ids of their runs, comma-separated (at most
+ * RUN_IDS_PER_NOTIFICATION of them, so it stays under PostgreSQL's 8000-byte payload limit). Wakes the
+ * live event streams (GET /v1/workflow-runs/:id/events/stream) of those runs, in every process.
+ */
+export const RUN_EVENTS_CHANNEL = 'wf_run_events';
+/** 200 ids of 36 characters and their commas: 7,399 bytes. */
+export const RUN_IDS_PER_NOTIFICATION = 200;

@@ -6,7 +6,31 @@
  * `step_runs_workspace_due_idx`, so the claim costs the same with a million finished rows.
  */
 
-import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL, WEBHOOK_READY_CHANNEL } from './channels';
+import {
+  RUN_CANCELLED_CHANNEL,
+  RUN_EVENTS_CHANNEL,
+  RUN_IDS_PER_NOTIFICATION,
+  STEP_READY_CHANNEL,
+  WEBHOOK_READY_CHANNEL,
+} from './channels';
+
+/**
+ * `announced`: a CTE that announces on RUN_EVENTS_CHANNEL the distinct runs of `source` (a CTE with a
+ * `run_id` column), up to RUN_IDS_PER_NOTIFICATION ids per notification. Every statement that records
+ * run events includes it, so that live event streams learn of new events without polling. One
+ * notification per statement rather than one per run or a trigger per row: NOTIFY's cost is mostly
+ * per transaction (its commit takes PostgreSQL's notification queue lock), not per payload byte
+ * (measured: bench scenario 9). A SELECT CTE runs only when read: the statement's result reads it
+ * with `(SELECT count(*) FROM announced)`, once (an InitPlan), and only when the statement has rows,
+ * which it has whenever it recorded events.
+ */
+export const ANNOUNCE_RUN_EVENTS = (source: string) => `
+  announced AS (
+    SELECT pg_notify('${RUN_EVENTS_CHANNEL}', string_agg(run_id::text, ',')) AS sent
+    FROM (SELECT run_id, (row_number() OVER () - 1) / ${RUN_IDS_PER_NOTIFICATION} AS part
+          FROM (SELECT DISTINCT run_id FROM ${source}) runs) numbered
+    GROUP BY part
+  )`;
 
 /** The partial predicate of `step_runs_workspace_due_idx`: rows that are or will become runnable. */
 const QUEUED = `s.status IN ('PENDING', 'WAITING') AND s.due_at IS NOT NULL`;
@@ -113,10 +137,10 @@ export const CLAIM_STEPS = `
       FROM claimed c WHERE c.wake_reason IS NULL
     ) e
     ORDER BY ord, k
-  )
+  ), ${ANNOUNCE_RUN_EVENTS('claimed')}
   SELECT id, run_id, workspace_id, step_index, step_name, step_type, attempt, wake_reason, signal,
          started_at, definition_id, state, steps_executed, run_created_at, claim_delay,
-         traceparent
+         traceparent, (SELECT count(*) FROM announced) AS announced
   FROM claimed`;
 
 /**
@@ -278,9 +302,10 @@ export const ADVANCE_RUNS = `
         updated_at = now()
     FROM owned o WHERE r.id = o.run_id
   ), events AS (${INSERT_EVENTS_FROM(14)}
-  )
+  ), ${ANNOUNCE_RUN_EVENTS('owned')}
   SELECT n.run_id, n.started_at,
-         CASE WHEN n.status = 'PENDING' THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified
+         CASE WHEN n.status = 'PENDING' THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified,
+         (SELECT count(*) FROM announced) AS announced
   FROM next_step n`;
 
 /**
@@ -318,10 +343,11 @@ export const COMPLETE_RUNS = `
     JOIN webhooks w
       ON w.workspace_id = f.workspace_id AND w.is_active AND 'workflow.completed' = ANY (w.events)
     RETURNING 1
-  )
+  ), ${ANNOUNCE_RUN_EVENTS('owned')}
   SELECT f.id AS run_id,
          CASE WHEN EXISTS (SELECT 1 FROM deliveries)
-              THEN pg_notify('${WEBHOOK_READY_CHANNEL}', '') END AS notified
+              THEN pg_notify('${WEBHOOK_READY_CHANNEL}', '') END AS notified,
+         (SELECT count(*) FROM announced) AS announced
   FROM finished f`;
 
 export const UPDATE_RUN_PROGRESS = `
@@ -544,7 +570,9 @@ export const RESUME_RUN = `
   )
   SELECT run.status, (SELECT signal_type FROM expected) AS expected, u.updated_at IS NOT NULL AS resumed,
          u.updated_at,
-         CASE WHEN u.updated_at IS NOT NULL THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified
+         CASE WHEN u.updated_at IS NOT NULL THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified,
+         CASE WHEN u.updated_at IS NOT NULL THEN pg_notify('${RUN_EVENTS_CHANNEL}', $1::text) END
+           AS announced
   FROM run LEFT JOIN woken_run u ON true`;
 
 /**

@@ -1,4 +1,5 @@
 import type { Queryable } from '../common/database';
+import { ANNOUNCE_RUN_EVENTS } from './queue.sql';
 
 export const RUN_EVENT_TYPES = [
   'WORKFLOW_STARTED',
@@ -30,14 +31,19 @@ export interface NewRunEvent {
 }
 
 /**
- * Records events in one statement, in array order: `seq` (a sequence) fixes the order the API reports,
- * since several events of one run often share a millisecond.
+ * Records events in one statement, in array order, and announces their runs to the live event streams
+ * (ANNOUNCE_RUN_EVENTS): `seq` (a sequence) fixes the order the API reports, since several events of
+ * one run often share a millisecond.
  */
 export async function insertEvents(client: Queryable, events: NewRunEvent[]): Promise<void> {
   if (events.length === 0) return;
   await client.query(
-    `INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
-     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[])`,
+    `WITH inserted AS (
+       INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::jsonb[])
+       RETURNING run_id
+     ), ${ANNOUNCE_RUN_EVENTS('inserted')}
+     SELECT count(*) AS announced FROM announced`,
     eventColumns(events),
   );
 }

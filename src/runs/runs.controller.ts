@@ -1,7 +1,8 @@
-import { Body, Controller, Get, Headers, HttpCode, Post, Query, Res } from '@nestjs/common';
-import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiHeader, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
 import { CurrentWorkspace } from '../common/auth';
+import { ValidationError } from '../common/errors';
 import { Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
 import { PageQueryDto } from '../common/pagination';
@@ -15,13 +16,38 @@ import {
   RunTransitionDto,
   StepRunDto,
 } from './dto/run.dto';
+import { EVENT_ID, EVENT_ID_MESSAGE, EventStreamQueryDto } from './dto/event-stream.dto';
+import { RunEventStreams } from './run-event-streams';
 import { RunsService } from './runs.service';
+import { SSE_RETRY_MS } from './sse';
+
+/** The wire format, as the OpenAPI document describes the stream's 200 answer. */
+const STREAM_FORMAT =
+  'Server-Sent Events. First `retry: ' +
+  SSE_RETRY_MS +
+  '` (EventSource waits that long before it ' +
+  "reconnects), then one message per run event, oldest first: `id: <seq>` (the event's position in " +
+  'the order, to send back as Last-Event-ID), `event: <eventType>` and `data: <the event as ' +
+  'GET /v1/workflow-runs/:id/events lists it, JSON on one line>`, each followed by a blank line. ' +
+  "Comments `: keep-alive` every SSE_HEARTBEAT_MS. The server ends the stream after the run's " +
+  'terminal event (WORKFLOW_COMPLETED, WORKFLOW_FAILED or WORKFLOW_CANCELLED) when nothing follows ' +
+  'it, and drops a client that leaves more than SSE_MAX_BUFFERED_BYTES unread.';
+
+/** The resume point: the Last-Event-ID header, else the lastEventId query parameter, else 0. */
+function resumeAfter(header: string | undefined, query: EventStreamQueryDto): number {
+  if (header === undefined || header === '') return Number(query.lastEventId ?? 0);
+  if (!EVENT_ID.test(header)) throw ValidationError.field('Last-Event-ID', EVENT_ID_MESSAGE);
+  return Number(header);
+}
 
 @ApiTags('workflow-runs')
 @ApiSecurity('api-key')
 @Controller('v1/workflow-runs')
 export class RunsController {
-  constructor(private readonly runs: RunsService) {}
+  constructor(
+    private readonly runs: RunsService,
+    private readonly streams: RunEventStreams,
+  ) {}
 
   @Post()
   @ApiOperation({
@@ -117,6 +143,44 @@ export class RunsController {
     @Query() query: PageQueryDto,
   ): Promise<Paginated<RunEventDto>> {
     return this.runs.events(workspaceId, id, query);
+  }
+
+  @Get(':id/events/stream')
+  @ApiOperation({
+    summary: 'Live run events (Server-Sent Events): the recorded ones, then new ones as recorded',
+    description:
+      'Same authentication, workspace scoping and 404 as the events list. Opening a stream counts as ' +
+      'one request against the rate limit; open streams are capped per workspace ' +
+      '(SSE_MAX_STREAMS_PER_WORKSPACE) and per server process (SSE_MAX_STREAMS): 429 beyond.',
+  })
+  @ApiHeader({
+    name: 'Last-Event-ID',
+    required: false,
+    description:
+      'Resume after this event id (the `id:` of the last message received); no gap, no repeat.',
+    schema: { type: 'string', pattern: EVENT_ID.source },
+  })
+  @ApiResponse({
+    status: 200,
+    description: STREAM_FORMAT,
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
+  })
+  @ApiResponse({
+    status: 204,
+    description:
+      'The run is over (COMPLETED, FAILED or CANCELLED) and has no event after the given id: ' +
+      'nothing to stream (EventSource stops reconnecting on a 204).',
+  })
+  @ApiErrors(400, 401, 404, 429, 503)
+  async stream(
+    @CurrentWorkspace() workspaceId: string,
+    @IdParam('workflow run') id: string,
+    @Query() query: EventStreamQueryDto,
+    @Headers('last-event-id') lastEventId: string | undefined,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    await this.streams.stream(workspaceId, id, resumeAfter(lastEventId, query), req, res);
   }
 
   @Get(':id/steps')

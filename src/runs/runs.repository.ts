@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Database } from '../common/database';
 import { RUN_COLUMNS } from '../queue/queue.sql';
 import type { RunRow } from '../queue/run-queue';
+import type { RunStatus } from '../queue/statuses';
 
 export interface StepRunRow {
   id: string;
@@ -23,6 +24,11 @@ export interface EventRow {
   event_type: string;
   payload: Record<string, unknown>;
   created_at: Date;
+}
+
+/** An event with its position in the run's order (`seq`, the SSE event id). */
+export interface SequencedEventRow extends EventRow {
+  seq: number;
 }
 
 const RUN_COLUMNS_OF_R = RUN_COLUMNS.split(',')
@@ -78,6 +84,24 @@ export const RUN_EVENTS_PAGE = `
 export const RUN_EVENTS_COUNT = `
   SELECT count(*) AS total FROM run_events WHERE run_id = $1 AND workspace_id = $2`;
 
+/**
+ * The events of several runs recorded after a sequence number each, at most $4 per run, in order:
+ * $1 workspaces, $2 runs, $3 the last seq already read of each. The live event streams' one read per
+ * wake-up, for every run woken at once; each run's part is one range scan of `run_events_run_idx`.
+ * No gap can open behind the cursor: every statement that records a run's events holds the run's row
+ * lock until it commits (the queue's rule: transitions lock the run first), so a run's events commit
+ * in `seq` order.
+ */
+export const RUN_EVENTS_AFTER = `
+  SELECT e.seq, e.id, e.run_id, e.step_run_id, e.event_type, e.payload, e.created_at
+  FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS f(workspace_id, run_id, after)
+  CROSS JOIN LATERAL (
+    SELECT * FROM run_events e
+    WHERE e.run_id = f.run_id AND e.workspace_id = f.workspace_id AND e.seq > f.after
+    ORDER BY e.seq LIMIT $4
+  ) e
+  ORDER BY e.run_id, e.seq`;
+
 /** A run's step runs ($1 run, $2 workspace), in the order they were created. */
 export const RUN_STEPS = `
   SELECT id, step_index, step_name, step_type, status, attempt, output, error, started_at,
@@ -131,6 +155,44 @@ export class RunsRepository {
       this.db.query<{ total: string }>(RUN_EVENTS_COUNT, [runId, workspaceId]),
     ]);
     return { rows: rows.rows, total: Number(count.rows[0].total) };
+  }
+
+  /**
+   * The run's status and the seq of its latest event (0 when it has none), or undefined when the
+   * workspace has no such run. The latest seq is one backward step in `run_events_run_idx`.
+   */
+  async statusAndLastSeq(
+    workspaceId: string,
+    id: string,
+  ): Promise<{ status: RunStatus; lastSeq: number } | undefined> {
+    const res = await this.db.query<{ status: RunStatus; last_seq: string }>(
+      {
+        name: 'runs_status_last_seq',
+        text: `SELECT r.status, COALESCE((SELECT e.seq FROM run_events e WHERE e.run_id = r.id
+                                          ORDER BY e.seq DESC LIMIT 1), 0) AS last_seq
+               FROM workflow_runs r WHERE r.workspace_id = $1 AND r.id = $2`,
+      },
+      [workspaceId, id],
+    );
+    const row = res.rows[0];
+    return row && { status: row.status, lastSeq: Number(row.last_seq) };
+  }
+
+  /** Up to `limit` events of each run recorded after its `after` seq, ordered by run and seq. */
+  async eventsAfter(
+    cursors: Array<{ workspaceId: string; runId: string; after: number }>,
+    limit: number,
+  ): Promise<SequencedEventRow[]> {
+    const res = await this.db.query<SequencedEventRow & { seq: string }>(
+      { name: 'runs_events_after', text: RUN_EVENTS_AFTER },
+      [
+        cursors.map((c) => c.workspaceId),
+        cursors.map((c) => c.runId),
+        cursors.map((c) => c.after),
+        limit,
+      ],
+    );
+    return res.rows.map((r) => ({ ...r, seq: Number(r.seq) }));
   }
 
   async steps(workspaceId: string, runId: string): Promise<StepRunRow[]> {

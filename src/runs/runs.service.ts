@@ -17,7 +17,7 @@ import {
 } from './dto/run.dto';
 import { traceparentForRun } from '../tracing/spans';
 import { RunQueue, type RunRow, type TransitionResult } from '../queue/run-queue';
-import { RunsRepository } from './runs.repository';
+import { RunsRepository, type EventRow } from './runs.repository';
 
 function toRunDto(row: RunRow, withStepIndex: boolean): RunDto {
   const dto: RunDto = {
@@ -34,6 +34,18 @@ function toRunDto(row: RunRow, withStepIndex: boolean): RunDto {
   };
   if (withStepIndex) dto.currentStepIndex = row.current_step_index;
   return dto;
+}
+
+/** A run event as the API answers it: in the events list, and as the data of each stream message. */
+export function toRunEventDto(e: EventRow): RunEventDto {
+  return {
+    id: e.id,
+    workflowRunId: e.run_id,
+    stepRunId: e.step_run_id,
+    eventType: e.event_type,
+    payload: e.payload,
+    createdAt: e.created_at.toISOString(),
+  };
 }
 
 const NOT_WAITING = 'run is not in a waiting state';
@@ -123,19 +135,7 @@ export class RunsService {
       throw new NotFoundError('workflow run');
     }
     const { rows, total } = await this.runs.events(workspaceId, id, q.pageSize, offsetOf(q));
-    return new Paginated(
-      rows.map((e) => ({
-        id: e.id,
-        workflowRunId: e.run_id,
-        stepRunId: e.step_run_id,
-        eventType: e.event_type,
-        payload: e.payload,
-        createdAt: e.created_at.toISOString(),
-      })),
-      q.page,
-      q.pageSize,
-      total,
-    );
+    return new Paginated(rows.map(toRunEventDto), q.page, q.pageSize, total);
   }
 
   async steps(workspaceId: string, id: string): Promise<StepRunDto[]> {

@@ -1,7 +1,9 @@
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { RunEventStreams } from '../src/runs/run-event-streams';
+import { Client } from 'pg';
 import { createTestApp, type TestApp } from './support/app';
+import { createTestDatabase } from './support/database';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import { startExecutorProcess, type ServiceProcess } from './support/service-process';
 import { openEventStream, parseEventStream, type SseClient } from './support/sse-client';
@@ -436,5 +438,89 @@ describe('live run events (GET /v1/workflow-runs/:id/events/stream)', () => {
     expect(exit.code).toBe(0);
     await client.waitForEnd(1000);
     expect(TERMINAL).not.toContain(client.messages[client.messages.length - 1].event);
+  });
+});
+
+/**
+ * The executor's claims and outcomes announce events only while some process listens for live
+ * streams (RunEventAnnouncer): each in a database of its own, since a stream's LISTEN connection
+ * lingers for a minute after its last stream and would keep the executors announcing.
+ */
+describe('run events announced only while a stream listens', () => {
+  const apps: TestApp[] = [];
+  const clients: SseClient[] = [];
+
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.close();
+    for (const app of apps.splice(0)) await app.close();
+  });
+
+  async function fresh(): Promise<{ app: TestApp; key: string }> {
+    const app = await createTestApp({}, { databaseUrl: await createTestDatabase() });
+    apps.push(app);
+    return { app, key: (await createWorkspaceWithKey(app.http)).key };
+  }
+
+  it('sends no NOTIFY from the executor while no stream is open, and does once one is', async () => {
+    const { app, key } = await fresh();
+    const heard: string[] = [];
+    const listener = new Client({ connectionString: app.databaseUrl });
+    await listener.connect();
+    try {
+      listener.on('notification', (n) => heard.push(n.payload ?? ''));
+      await listener.query('LISTEN wf_run_events');
+      const noop = await createDefinition(app.http, key, [
+        { type: 'task', name: 'one', handler: 'noop' },
+        { type: 'task', name: 'two', handler: 'noop' },
+      ]);
+      const quiet = await startRun(app.http, key, noop);
+      await waitForRun(app.http, key, quiet, 'COMPLETED');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(heard.filter((p) => p.includes(quiet))).toEqual([]);
+
+      // A stream anywhere (here on a run parked for a signal) makes the executors announce.
+      const parked = await startRun(
+        app.http,
+        key,
+        await createDefinition(app.http, key, [
+          { type: 'external_event', name: 'wait', signalType: 'go' },
+        ]),
+      );
+      await waitForRun(app.http, key, parked, 'WAITING');
+      const client = await openEventStream(app.baseUrl, parked, { key });
+      clients.push(client);
+      await waitFor(
+        'the executor to notice the listener',
+        async () => {
+          const loud = await startRun(app.http, key, noop);
+          await waitForRun(app.http, key, loud, 'COMPLETED');
+          await new Promise((r) => setTimeout(r, 100));
+          return heard.some((p) => p.includes(loud)) ? true : undefined;
+        },
+        { timeoutMs: 10_000, intervalMs: 200 },
+      );
+    } finally {
+      await listener.end();
+    }
+  });
+
+  it('delivers what the executor recorded before it noticed a new listener', async () => {
+    const { app, key } = await fresh();
+    const definitionId = await createDefinition(app.http, key, [
+      { type: 'wait', name: 'pause', durationMs: 2000 },
+      { type: 'task', name: 'after', handler: 'noop' },
+    ]);
+    const created = Date.now();
+    const runId = await startRun(app.http, key, definitionId);
+    await waitForRun(app.http, key, runId, 'WAITING');
+    // The first stream of this database opens about when the timer comes due, so that the executor
+    // records the rest of the run before its next look for listeners (every second). The stream's
+    // re-read once the executors have surely noticed it brings those events; the 30 s safety re-read
+    // would come too late (without that re-read this failed 3 times in 3).
+    await new Promise((r) => setTimeout(r, Math.max(0, created + 1950 - Date.now())));
+    const client = await openEventStream(app.baseUrl, runId, { key });
+    clients.push(client);
+    await client.waitForEnd(8000);
+    expect(eventsOf(client)).toEqual(await runEvents(app.http, key, runId));
   });
 });

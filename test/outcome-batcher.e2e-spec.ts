@@ -50,7 +50,7 @@ describe('OutcomeBatcher', () => {
     for (let i = 0; i < n; i++) runIds.push(await startRun(t.http, ws.key, definitionId));
     const claimed: Claimed[] = [];
     while (claimed.length < n) {
-      const res = await pool.query<Claimed>(SQL.CLAIM_STEPS, [WORKER, 100, LEASE_MS, [], [], 100]);
+      const res = await pool.query<Claimed>(SQL.CLAIM_STEPS, [WORKER, 100, LEASE_MS, [], [], 100, true]);
       if (res.rowCount === 0) throw new Error('nothing to claim');
       claimed.push(...res.rows);
     }

@@ -103,7 +103,7 @@ describe('query plans of the hot paths', () => {
 
   it('claims due steps through the partial index, not past the finished rows', async () => {
     for (const held of [[[], []] as unknown[][], [[workspaceId], [3]]]) {
-      const found = await plan(SQL.CLAIM_STEPS, ['worker', 10, 30000, ...held, 32]);
+      const found = await plan(SQL.CLAIM_STEPS, ['worker', 10, 30000, ...held, 32, true]);
       expectIndex(found, 'step_runs', 'step_runs_workspace_due_idx');
       // The locking step reaches the candidates by primary key, never by re-reading the backlog.
       expect(found.map((n) => n['Index Name'])).toContain('step_runs_pkey');
@@ -213,6 +213,7 @@ describe('query plans of the hot paths', () => {
         ['{}'],
         [1],
         ...events(),
+        true,
       ]);
       expectIndexes(found, RUNS_AND_STEPS, ['workflow_runs_pkey', 'step_runs_pkey']);
     });
@@ -229,6 +230,7 @@ describe('query plans of the hot paths', () => {
         [1],
         ['{"data": {}}'],
         ...events(),
+        true,
       ]);
       expectIndexes(found, RUNS_AND_STEPS, ['workflow_runs_pkey', 'step_runs_pkey']);
     });

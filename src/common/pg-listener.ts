@@ -19,6 +19,8 @@ export class PgListener {
       onReconnect?: () => void;
       logger: Logger;
       label: string;
+      /** The connection's `application_name`, by which other processes can see it listens. */
+      applicationName?: string;
     },
   ) {}
 
@@ -46,7 +48,10 @@ export class PgListener {
   }
 
   private async connect(): Promise<void> {
-    const client = new Client({ connectionString: this.options.url });
+    const client = new Client({
+      connectionString: this.options.url,
+      application_name: this.options.applicationName,
+    });
     client.on('notification', (msg) => this.options.onNotify(msg.channel, msg.payload));
     client.on('error', (err) => {
       if (this.client !== client) return; // a failed connect is retried by its caller

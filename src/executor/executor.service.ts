@@ -19,6 +19,7 @@ import { timeOrderedUuid } from '../common/ids';
 import { Metrics, type StepOutcomeLabel } from '../metrics/metrics';
 import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL } from '../queue/channels';
 import type { BufferedWork, ClaimedStep, OutcomePlan } from '../queue/outcome-plan';
+import { RunEventAnnouncer } from '../queue/run-event-announcer';
 import { StepQueue } from '../queue/step-queue';
 import type { StepOutcome } from '../steps/step-executor';
 import { recordStepOutcome, traceStep } from '../tracing/spans';
@@ -65,6 +66,8 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   private readonly logger = new Logger(ExecutorService.name);
   readonly workerId: string;
   private readonly queue: StepQueue;
+  /** Whether any process streams run events, so that claims and outcomes announce theirs. */
+  private readonly announcer: RunEventAnnouncer;
   private readonly definitions: DefinitionCache<Definition>;
   /** Claims steps into EXECUTOR_CONCURRENCY slots; a run keeps its slot from step to step. */
   private readonly poller: LeasedPoller<ClaimedStep>;
@@ -107,10 +110,12 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       releaseAll: () => this.releaseAll(),
     });
     this.workerId = this.poller.workerId;
+    this.announcer = new RunEventAnnouncer(db.pool);
     this.queue = new StepQueue(db.pool, {
       workerId: this.workerId,
       leaseMs: config.executor.leaseMs,
       recordMaxFailures: config.executor.recordMaxFailures,
+      announce: () => this.announcer.announce,
     });
     this.definitions = new DefinitionCache<Definition>(config.limits.definitionCacheBytes);
     if (config.executor.enabled) {
@@ -128,6 +133,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
       this.logger.log('executor disabled (EXECUTOR_ENABLED=false): serving the API only');
       return;
     }
+    await this.announcer.start();
     await this.poller.start();
     const every = Math.max(500, Math.floor(this.config.executor.leaseMs / 3));
     this.heartbeat = setInterval(() => void this.extendLeases(), every);
@@ -142,6 +148,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
   /** SIGTERM: stop claiming, let in-flight steps finish (25 s at most), hand the rest back. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.poller.stop();
+    this.announcer.stop();
   }
 
   /** Asks the loop to look for work now. */

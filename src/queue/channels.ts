@@ -17,3 +17,11 @@ export const WEBHOOK_READY_CHANNEL = 'wf_webhook_ready';
 export const RUN_EVENTS_CHANNEL = 'wf_run_events';
 /** 200 ids of 36 characters and their commas: 7,399 bytes. */
 export const RUN_IDS_PER_NOTIFICATION = 200;
+/**
+ * The `application_name` of a connection that LISTENs on RUN_EVENTS_CHANNEL. The executor's hot
+ * statements announce events only while such a connection exists (RunEventAnnouncer): a NOTIFY takes
+ * PostgreSQL's notification-queue lock at every commit, streams or not.
+ */
+export const RUN_EVENTS_LISTENER_NAME = 'workflow-orchestrator run-events';
+/** How often the executor looks whether any process listens for run events. */
+export const ANNOUNCE_CHECK_MS = 1000;

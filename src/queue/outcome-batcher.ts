@@ -47,6 +47,7 @@ export async function advanceRuns(
   workerId: string,
   leaseMs: number,
   items: AdvanceItem[],
+  announce = true,
 ): Promise<Map<string, Date | null>> {
   const res = await db.query<{ run_id: string; started_at: Date | null }>({
     name: 'executor_advance_runs',
@@ -66,6 +67,7 @@ export async function advanceRuns(
       items.map((i) => i.state),
       items.map((i) => i.stepsExecuted),
       ...eventColumns(items.flatMap((i) => i.events)),
+      announce,
     ],
   });
   return new Map(res.rows.map((r) => [r.run_id, r.started_at]));
@@ -76,6 +78,7 @@ export async function completeRuns(
   db: Pool | PoolClient,
   workerId: string,
   items: CompleteItem[],
+  announce = true,
 ): Promise<Set<string>> {
   const res = await db.query<{ run_id: string }>({
     name: 'executor_complete_runs',
@@ -91,6 +94,7 @@ export async function completeRuns(
       items.map((i) => i.stepsExecuted),
       items.map((i) => i.webhookBody),
       ...eventColumns(items.flatMap((i) => i.events)),
+      announce,
     ],
   });
   return new Set(res.rows.map((r) => r.run_id));
@@ -120,6 +124,8 @@ export class OutcomeBatcher {
     private readonly pool: Pool,
     private readonly workerId: string,
     private readonly leaseMs: number,
+    /** Whether the statements announce their events to live streams (RunEventAnnouncer). */
+    private readonly announce: () => boolean = () => true,
   ) {}
 
   advance(item: AdvanceItem): Promise<AdvanceResult> {
@@ -154,7 +160,7 @@ export class OutcomeBatcher {
     if (advances.batch.length > 0) {
       this.write(
         advances.batch,
-        (items) => advanceRuns(this.pool, this.workerId, this.leaseMs, items),
+        (items) => advanceRuns(this.pool, this.workerId, this.leaseMs, items, this.announce()),
         (started, item): AdvanceResult =>
           started.has(item.runId)
             ? { owned: true, startedAt: started.get(item.runId) ?? null }
@@ -164,7 +170,7 @@ export class OutcomeBatcher {
     if (completes.batch.length > 0) {
       this.write(
         completes.batch,
-        (items) => completeRuns(this.pool, this.workerId, items),
+        (items) => completeRuns(this.pool, this.workerId, items, this.announce()),
         (done, item) => done.has(item.runId),
       );
     }

@@ -30,8 +30,9 @@ export class OutcomeWriter {
     private readonly pool: Pool,
     private readonly workerId: string,
     private readonly leaseMs: number,
+    private readonly announce: () => boolean = () => true,
   ) {
-    this.batcher = new OutcomeBatcher(pool, workerId, leaseMs);
+    this.batcher = new OutcomeBatcher(pool, workerId, leaseMs, announce);
   }
 
   async write(
@@ -119,9 +120,13 @@ export class OutcomeWriter {
 
     const { step, next, run: change } = plan;
     if (step.status === 'COMPLETED' && next && change.status === 'RUNNING') {
-      const started = await advanceRuns(client, this.workerId, this.leaseMs, [
-        this.advanceItem(claimed, plan, step.output, events),
-      ]);
+      const started = await advanceRuns(
+        client,
+        this.workerId,
+        this.leaseMs,
+        [this.advanceItem(claimed, plan, step.output, events)],
+        this.announce(),
+      );
       return {
         recorded: true,
         next: this.nextStep(claimed, plan, started.get(claimed.runId) ?? null),

@@ -22,7 +22,10 @@ import {
  * per transaction (its commit takes PostgreSQL's notification queue lock), not per payload byte
  * (measured: bench scenario 9). A SELECT CTE runs only when read: the statement's result reads it
  * with `(SELECT count(*) FROM announced)`, once (an InitPlan), and only when the statement has rows,
- * which it has whenever it recorded events.
+ * which it has whenever it recorded events. The executor's statements (CLAIM_STEPS, ADVANCE_RUNS,
+ * COMPLETE_RUNS) read it under `CASE WHEN $announce`, a parameter that RunEventAnnouncer sets only
+ * while some process listens: an InitPlan runs when first read, so without listeners nothing is sent
+ * and those commits skip the notification queue's lock.
  */
 export const ANNOUNCE_RUN_EVENTS = (source: string) => `
   announced AS (
@@ -64,7 +67,8 @@ const QUEUED_WORKSPACES = `
  * that holds slots comes after those that hold fewer. Nothing is reserved: a lone workspace takes
  * every free slot. A workspace never gets more than $6 steps in this process
  * (WORKSPACE_MAX_CONCURRENT_STEPS, else the concurrency). The statement reads one index descent per
- * workspace with queued steps and at most $2 rows of each, never the length of a backlog.
+ * workspace with queued steps and at most $2 rows of each, never the length of a backlog. $7: whether
+ * to announce the STEP_STARTED events it records (ANNOUNCE_RUN_EVENTS).
  *
  * SKIP LOCKED lets any number of executors claim concurrently without waiting on each other or taking
  * the same row; the rows are sorted into turn order before they are locked, so a row skipped is
@@ -140,7 +144,7 @@ export const CLAIM_STEPS = `
   ), ${ANNOUNCE_RUN_EVENTS('claimed')}
   SELECT id, run_id, workspace_id, step_index, step_name, step_type, attempt, wake_reason, signal,
          started_at, definition_id, state, steps_executed, run_created_at, claim_delay,
-         traceparent, (SELECT count(*) FROM announced) AS announced
+         traceparent, CASE WHEN $7::boolean THEN (SELECT count(*) FROM announced) END AS announced
   FROM claimed`;
 
 /**
@@ -277,7 +281,7 @@ const INSERT_EVENTS_FROM = (n: number) => `
  *
  * $1 worker, $2 lease ms; per outcome: $3 step, $4 run, $5 workspace, $6 output, $7 next step id,
  * $8 next index, $9 next name, $10 next type, $11 'RUNNING' (continued here) or 'PENDING',
- * $12 state, $13 steps executed; $14-$18 the events.
+ * $12 state, $13 steps executed; $14-$18 the events; $19 whether to announce them (ANNOUNCE_RUN_EVENTS).
  */
 export const ADVANCE_RUNS = `
   WITH input AS (
@@ -305,7 +309,7 @@ export const ADVANCE_RUNS = `
   ), ${ANNOUNCE_RUN_EVENTS('owned')}
   SELECT n.run_id, n.started_at,
          CASE WHEN n.status = 'PENDING' THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified,
-         (SELECT count(*) FROM announced) AS announced
+         CASE WHEN $19::boolean THEN (SELECT count(*) FROM announced) END AS announced
   FROM next_step n`;
 
 /**
@@ -316,7 +320,8 @@ export const ADVANCE_RUNS = `
  * milliseconds). Returns one row per owned outcome.
  *
  * $1 worker; per outcome: $2 step, $3 run, $4 workspace, $5 step output, $6 state (also the run's
- * output), $7 step index, $8 steps executed, $9 the webhook body; $10-$14 the events.
+ * output), $7 step index, $8 steps executed, $9 the webhook body; $10-$14 the events; $15 whether
+ * to announce them (ANNOUNCE_RUN_EVENTS).
  */
 export const COMPLETE_RUNS = `
   WITH input AS (
@@ -347,7 +352,7 @@ export const COMPLETE_RUNS = `
   SELECT f.id AS run_id,
          CASE WHEN EXISTS (SELECT 1 FROM deliveries)
               THEN pg_notify('${WEBHOOK_READY_CHANNEL}', '') END AS notified,
-         (SELECT count(*) FROM announced) AS announced
+         CASE WHEN $15::boolean THEN (SELECT count(*) FROM announced) END AS announced
   FROM finished f`;
 
 export const UPDATE_RUN_PROGRESS = `

@@ -17,6 +17,8 @@ export interface WorkerLease {
   leaseMs: number;
   /** STEP_RECORD_MAX_FAILURES: executions in a row whose outcome could not be recorded. */
   recordMaxFailures: number;
+  /** Whether claims and outcomes announce their events to live streams (RunEventAnnouncer). */
+  announce?: () => boolean;
 }
 
 interface ClaimRow {
@@ -82,7 +84,7 @@ export class StepQueue {
     private readonly pool: Pool,
     private readonly lease: WorkerLease,
   ) {
-    this.writer = new OutcomeWriter(pool, lease.workerId, lease.leaseMs);
+    this.writer = new OutcomeWriter(pool, lease.workerId, lease.leaseMs, lease.announce);
   }
 
   /**
@@ -104,6 +106,7 @@ export class StepQueue {
         [...held.keys()],
         [...held.values()],
         workspaceMax,
+        this.lease.announce?.() ?? true,
       ],
     });
     return rows.map(claimedStep);

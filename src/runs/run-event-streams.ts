@@ -4,7 +4,7 @@ import { CoalescedTask } from '../common/coalesced-task';
 import { CapacityError, NotFoundError, ServiceUnavailableError } from '../common/errors';
 import { PgListener } from '../common/pg-listener';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { RUN_EVENTS_CHANNEL } from '../queue/channels';
+import { ANNOUNCE_CHECK_MS, RUN_EVENTS_CHANNEL, RUN_EVENTS_LISTENER_NAME } from '../queue/channels';
 import type { RunStatus } from '../queue/statuses';
 import { RunsRepository, type SequencedEventRow } from './runs.repository';
 import { toRunEventDto } from './runs.service';
@@ -365,18 +365,25 @@ export class RunEventStreams implements OnModuleDestroy {
         url,
         channels: [RUN_EVENTS_CHANNEL],
         onNotify: (_channel, payload) => this.announced(payload),
-        onReconnect: () => this.resync(),
+        onReconnect: () => {
+          this.resync();
+          this.resyncOnceNoticed();
+        },
         logger: this.logger,
         label: 'run event streams',
+        applicationName: RUN_EVENTS_LISTENER_NAME,
       });
       this.listener = listener;
-      this.listening = listener.start().catch((err: unknown) => {
-        if (this.listener === listener) {
-          this.listener = undefined;
-          this.listening = undefined;
-        }
-        throw err;
-      });
+      this.listening = listener.start().then(
+        () => this.resyncOnceNoticed(),
+        (err: unknown) => {
+          if (this.listener === listener) {
+            this.listener = undefined;
+            this.listening = undefined;
+          }
+          throw err;
+        },
+      );
       for (const timer of this.timers) clearInterval(timer);
       const heartbeat = setInterval(() => this.heartbeat(), this.config.eventStreams.heartbeatMs);
       const resync = setInterval(() => this.resync(), RESYNC_MS);
@@ -385,6 +392,20 @@ export class RunEventStreams implements OnModuleDestroy {
       this.timers = [heartbeat, resync];
     }
     return this.listening;
+  }
+
+  /**
+   * Executors announce events only while they see a listening connection (RunEventAnnouncer, checked
+   * every ANNOUNCE_CHECK_MS): what they recorded between this connection's LISTEN and their next check
+   * went unannounced, so every open stream's run is read again once they have surely noticed.
+   */
+  private resyncOnceNoticed(): void {
+    const timer = setTimeout(() => {
+      this.timers = this.timers.filter((t) => t !== timer);
+      this.resync();
+    }, ANNOUNCE_CHECK_MS * 2);
+    timer.unref();
+    this.timers.push(timer);
   }
 
   private heartbeat(): void {

@@ -12,15 +12,15 @@ import {
 import { renderString, TemplateError } from '../common/templates';
 import { timerDelay } from '../common/timers';
 import { CostsRepository } from '../costs/costs.repository';
+import { TaskHandlerRegistry } from '../handlers/task-handler.registry';
 import { Metrics } from '../metrics/metrics';
 import type { LlmStep } from '../steps/step-definition';
 import type { StepContext, StepExecutor, StepOutcome } from '../steps/step-executor';
-import { TaskHandlerRegistry } from '../handlers/task-handler.registry';
+import { recordLlmUsage, traceLlmCall } from '../tracing/spans';
 import { checkGuardrails, JsonAnswerError, parseJsonAnswer } from './guardrails';
+import { parseModelRef } from './model-ref';
 import { LlmPricing } from './pricing';
 import { LlmProviders } from './providers';
-import { parseModelRef } from './model-ref';
-import { recordLlmUsage, traceLlmCall } from '../tracing/spans';
 
 /** Per-call timeout when the step has no timeoutMs. */
 export const DEFAULT_CALL_TIMEOUT_MS = 60_000;

@@ -15,11 +15,17 @@ const common = {
 
 module.exports = {
   projects: [
-    { ...common, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...common,
+      displayName: 'unit',
+      // The console's page logic (plain .ts modules beside the pages) is unit-tested the same way.
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/console/**/*.spec.ts'],
+    },
     {
       ...common,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      // Browser tests sit next to the console's pages and run against the real service like the e2e tests.
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/console/**/*.browser-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.mjs',
       globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
       slowTestThreshold: 30,

@@ -7,6 +7,7 @@ import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
 import { accessLog, answerClientErrors, jsonBody, requestId } from './common/http-middleware';
 import { PinoNestLogger } from './common/logger';
+import { mountConsole } from './console/console-static';
 import type { AppConfig } from './config/app-config';
 import { Metrics } from './metrics/metrics';
 import { httpMetrics, metricsHandler } from './metrics/metrics-http';
@@ -37,14 +38,18 @@ export async function createApp(
   answerClientErrors(app.getHttpServer());
   app.use(requestId());
   app.use(accessLog(logger));
+  const express: Express = app.getHttpAdapter().getInstance();
   const metrics = app.get(Metrics);
   if (metrics.enabled) {
     app.use(httpMetrics(metrics));
     // Public like /live, before the API's guards; on METRICS_PORT instead when that is set.
     if (config.metrics.port === undefined) {
-      const express: Express = app.getHttpAdapter().getInstance();
       express.get('/metrics', metricsHandler(metrics));
     }
+  }
+  // The console's pages and assets: public like the probes, before the API's guards.
+  if (mountConsole(express) === 'not built') {
+    logger.warn('the console is not built (run npm run build): /console answers 503');
   }
   app.use(jsonBody());
 

@@ -152,7 +152,7 @@ async function main(): Promise<void> {
   if (stopping) return;
   await app.listen(config.port);
   logger.info(
-    `listening on http://0.0.0.0:${config.port} (API docs at /docs, OpenAPI at /openapi.json); ` +
+    `listening on http://0.0.0.0:${config.port} (console at /console, API docs at /docs, OpenAPI at /openapi.json); ` +
       `database ${describeDatabase(databaseUrl)}${running.embedded ? ' (embedded)' : ''}; ` +
       `executor ${config.executor.enabled ? `on, concurrency ${config.executor.concurrency}` : 'off'}; ` +
       `rate-limit counters ${config.redisUrl ? 'in Redis' : 'in memory'}`,

@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 
-# --- build: every dependency, then compile the service and its migrations to dist/ ---------------
+# --- build: every dependency, then compile the service, its migrations and the console to dist/ ----
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -8,7 +8,9 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json tsconfig.migrations.json nest-cli.json ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npm run build:service
+COPY client ./client
+COPY console ./console
+RUN npm run build:service && npm run build:console
 
 # --- production dependencies only (no compiler, linters or test tools) ----------------------------
 FROM node:20-bookworm-slim AS deps

@@ -250,6 +250,16 @@ describe('the image runtime, reproduced without Docker', () => {
       expect(res.body).toEqual({ success: true, data: { status: 'ready', database: 'up' } });
     });
 
+    it('serves the console the build stage put into dist, page and assets', async () => {
+      const page = await http.get('/console/approvals');
+      expect(page.status).toBe(200);
+      const script = /<script[^>]+src="(\/console\/assets\/[^"]+\.js)"/.exec(page.text)?.[1];
+      expect(script).toBeDefined();
+      const asset = await http.get(script ?? '');
+      expect(asset.status).toBe(200);
+      expect(asset.headers['content-type']).toMatch(/javascript/);
+    });
+
     it("passes the image's HEALTHCHECK command", () => {
       const [program, ...args] = recipe.healthcheck;
       expect(program).toBe('node');

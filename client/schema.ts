@@ -126,7 +126,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key at once
-         * @description 409 CONFLICT when the calling key tries to revoke itself, or when the key is the last active key of the workspace (a workspace keeps at least one active key).
+         * @description 409 CONFLICT when the calling key tries to revoke itself (a console session, the key it holds), or when the key is the last active key of the workspace (a workspace keeps at least one active key).
          */
         delete: operations["ApiKeysController_revoke"];
         options?: never;
@@ -340,7 +340,7 @@ export interface paths {
         put?: never;
         /**
          * Decide an approval request: approved, rejected or edited
-         * @description Wakes the paused run. approved: continues with the content as it is. edited: editedContent replaces the state value at contentKey. rejected: the approval step fails; while its retry policy has attempts left the run goes back to regenerateFrom (default: the step before) with `rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request was already decided or the run is no longer PAUSED (cancelled, for instance).
+         * @description Wakes the paused run. approved: continues with the content as it is. edited: editedContent replaces the state value at contentKey. rejected: the approval step fails; while its retry policy has attempts left the run goes back to regenerateFrom (default: the step before) with `rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request was already decided or the run is no longer PAUSED (cancelled, for instance). Through a console session, `decidedBy` is the reviewer name of the session and the body field is ignored.
          */
         post: operations["ApprovalsController_decide"];
         delete?: never;
@@ -465,6 +465,34 @@ export interface paths {
          */
         post: operations["WebhooksController_retry"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console session of the session cookie
+         * @description 401 `console session expired or invalid; sign in again` when the cookie is malformed or expired, when its key was revoked, or when the request authenticated with x-api-key (which has no session); 401 `missing x-api-key header` without cookie and key.
+         */
+        get: operations["SessionsController_current"];
+        put?: never;
+        /**
+         * Sign in to the console: an API key and a reviewer name become a session cookie
+         * @description No x-api-key: the key is in the body, checked exactly like x-api-key. The answer sets the HttpOnly session cookie, which later requests use instead of x-api-key; decisions made with it record `reviewerName` as `decidedBy`. Needs an Origin of this service or of CONSOLE_ALLOWED_ORIGINS (403 FORBIDDEN otherwise). Rate-limited per client address like every request without a valid key. 401 `invalid or revoked API key` for a bad key.
+         */
+        post: operations["SessionsController_signIn"];
+        /**
+         * Sign out of the console: clears the session cookie
+         * @description Always 200, with or without a valid session. The cookie holds no server-side state, so clearing it ends the session; to make a key that was used in a session useless everywhere, revoke the key.
+         */
+        delete: operations["SessionsController_signOut"];
         options?: never;
         head?: never;
         patch?: never;
@@ -788,7 +816,7 @@ export interface components {
             editedContent?: {
                 [key: string]: unknown;
             };
-            /** @description Who decided; default `api-key:<id of the calling key>` */
+            /** @description Who decided; default `api-key:<id of the calling key>`. Ignored through a console session, whose reviewer name is recorded instead. */
             decidedBy?: string;
             /** @description Reviewer comment. On a rejection with regeneration it is put in the state at `rejection.comment`, so the regenerating step can be prompted with it. */
             comment?: string;
@@ -962,6 +990,40 @@ export interface components {
             /** Format: date-time */
             deliveredAt: string | null;
         };
+        SessionDto: {
+            /** Format: uuid */
+            workspaceId: string;
+            workspaceName: string;
+            /**
+             * Format: uuid
+             * @description The API key the session holds
+             */
+            keyId: string;
+            keyName: string;
+            /** @description Recorded as `decidedBy` of the decisions made in this session */
+            reviewerName: string;
+            /**
+             * Format: date-time
+             * @description When the session cookie stops being accepted
+             */
+            expiresAt: string;
+        };
+        SignInDto: {
+            /**
+             * @description An API key of the workspace, checked like x-api-key (never a revoked one)
+             * @example svc_...
+             */
+            apiKey: string;
+            /**
+             * @description Who is signing in: decisions made in this session record it as `decidedBy`. Trimmed; 1-100 characters, no control characters. Self-declared, like `decidedBy` in the API.
+             * @example Ada Lovelace
+             */
+            reviewerName: string;
+        };
+        SignedOutDto: {
+            /** @enum {boolean} */
+            signedOut: true;
+        };
         /** @description The error envelope of a 400 answer */
         ValidationErrorEnvelope: components["schemas"]["ErrorEnvelope"] & {
             error?: {
@@ -974,6 +1036,13 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code: "AUTH_ERROR";
+            };
+        };
+        /** @description The error envelope of a 403 answer */
+        ForbiddenEnvelope: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+                /** @enum {string} */
+                code: "FORBIDDEN";
             };
         };
         /** @description The error envelope of a 404 answer */
@@ -1408,6 +1477,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -1498,6 +1576,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -1655,6 +1742,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
@@ -1928,6 +2024,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -2094,6 +2199,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -2188,6 +2302,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -2289,6 +2412,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -2721,6 +2853,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -3047,6 +3188,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
             413: {
                 headers: {
@@ -3128,6 +3278,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -3295,6 +3454,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -3311,6 +3479,230 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SessionsController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SessionDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SessionsController_signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description `orchestrator_session=<value>; Path=/; HttpOnly; SameSite=Strict; Max-Age=<seconds>`, plus `Secure` when the request came over HTTPS (behind proxies trusted by TRUST_PROXY: X-Forwarded-Proto) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SessionDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body whose Content-Type is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SessionsController_signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `orchestrator_session=<value>; Path=/; HttpOnly; SameSite=Strict; Max-Age=<seconds>`, plus `Secure` when the request came over HTTPS (behind proxies trusted by TRUST_PROXY: X-Forwarded-Proto) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SignedOutDto"];
+                    };
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */

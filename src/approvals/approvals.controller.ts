@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentApiKeyId, CurrentWorkspace } from '../common/auth';
+import { CurrentKeyAuth, CurrentWorkspace, KeyAuth } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { ApprovalsService } from './approvals.service';
@@ -57,16 +57,16 @@ export class ApprovalsController {
       'replaces the state value at contentKey. rejected: the approval step fails; while its retry ' +
       'policy has attempts left the run goes back to regenerateFrom (default: the step before) with ' +
       '`rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request ' +
-      'was already decided or the run is no longer PAUSED (cancelled, for instance).',
+      'was already decided or the run is no longer PAUSED (cancelled, for instance). Through a ' +
+      'console session, `decidedBy` is the reviewer name of the session and the body field is ignored.',
   })
   @ApiEnvelope(ApprovalDecisionDto)
   @ApiErrors(...BODY_ERRORS, 401, 404, 409)
   decide(
-    @CurrentWorkspace() workspaceId: string,
-    @CurrentApiKeyId() keyId: string,
+    @CurrentKeyAuth() caller: KeyAuth,
     @IdParam('approval request') id: string,
     @Body() dto: DecideApprovalDto,
   ): Promise<ApprovalDecisionDto> {
-    return this.approvals.decide(workspaceId, keyId, id, dto);
+    return this.approvals.decide(caller, id, dto);
   }
 }

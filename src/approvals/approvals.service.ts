@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { KeyAuth } from '../common/auth';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
 import { jsonWithin } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -54,19 +55,22 @@ export class ApprovalsService {
     return { items, next: rows.length > max ? items[items.length - 1].id : null };
   }
 
-  async decide(
-    workspaceId: string,
-    callingKeyId: string,
-    id: string,
-    dto: DecideApprovalDto,
-  ): Promise<ApprovalDecisionDto> {
+  /**
+   * `decidedBy`: through a console session, the session's reviewer name (design §12), whatever the
+   * body says; with x-api-key, the body's, by default `api-key:<calling key id>` (design §4).
+   */
+  async decide(caller: KeyAuth, id: string, dto: DecideApprovalDto): Promise<ApprovalDecisionDto> {
+    const workspaceId = caller.workspaceId;
     if (dto.editedContent !== undefined) {
       const max = this.config.limits.approvalContentBytes;
       jsonWithin(dto.editedContent, max, 'editedContent', 'MAX_APPROVAL_CONTENT_BYTES');
     }
     const result = await this.approvals.decide(workspaceId, id, {
       decision: dto.decision,
-      decidedBy: dto.decidedBy ?? `api-key:${callingKeyId}`,
+      decidedBy:
+        caller.via === 'session' && caller.reviewerName !== undefined
+          ? caller.reviewerName
+          : (dto.decidedBy ?? `api-key:${caller.keyId}`),
       comment: dto.comment ?? null,
       editedContent: dto.editedContent ?? null,
     });

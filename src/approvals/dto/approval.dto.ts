@@ -55,7 +55,9 @@ export class DecideApprovalDto {
 
   @ApiPropertyOptional({
     maxLength: 255,
-    description: 'Who decided; default `api-key:<id of the calling key>`',
+    description:
+      'Who decided; default `api-key:<id of the calling key>`. Ignored through a console session, ' +
+      'whose reviewer name is recorded instead.',
   })
   @IsOptional()
   @IsString()

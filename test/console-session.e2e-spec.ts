@@ -178,12 +178,7 @@ describe('console sessions (design §12)', () => {
     });
 
     it('refuses a sign-in without an Origin of this service (403 FORBIDDEN), before anything else', async () => {
-      for (const origin of [
-        null,
-        'https://evil.example',
-        'null',
-        `${t.baseUrl}.evil.example`,
-      ]) {
+      for (const origin of [null, 'https://evil.example', 'null', `${t.baseUrl}.evil.example`]) {
         const res = await signIn({ apiKey: a.key, reviewerName: 'Ada' }, origin);
         expect({ origin, status: res.status, body: res.body as unknown }).toEqual({
           origin,

@@ -317,10 +317,47 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List approval requests, newest first (no pagination meta)
-         * @description `pending=true`: undecided only; `pending=false`: decided only; omitted: all. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the newest; when there are more, the `Link` header names the next part (`rel="next"`, with `before` set to the last id).
+         * List approval requests, newest first by default (no pagination meta)
+         * @description `pending=true`: undecided only; `pending=false`: decided only; omitted: all. `order=oldest` lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the first in that order; when there are more, the `Link` header names the next part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id).
          */
         get: operations["ApprovalsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approval-requests/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many approval requests await a decision (the console badge)
+         * @description Counts the undecided requests of the workspace: as many as `pending=true` lists.
+         */
+        get: operations["ApprovalsController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approval-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One approval request, decided or not */
+        get: operations["ApprovalsController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -381,6 +418,46 @@ export interface paths {
          * @description Sums the cost records created in [from, to]. Omitted from: 1970-01-01T00:00:00.000Z; omitted to: the time of the request. from after to is 400. byModel: most expensive first.
          */
         get: operations["CostsController_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cost/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's LLM cost over time, by bucket (UTC day or hour) and model
+         * @description The summary's window [from, to] (both inclusive; from must be before to), by default the 30 days up to the time of the request; the points of a window add up exactly to the summary of the same window. Buckets without calls are left out. At most COST_SERIES_MAX_BUCKETS (default 1000) buckets: a longer range is 400 naming from.
+         */
+        get: operations["CostsController_series"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cost/by-definition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's LLM cost by workflow definition version
+         * @description Sums the cost records created in [from, to] (as the summary: omitted from is 1970-01-01T00:00:00.000Z, omitted to the time of the request) per definition version of their runs, most expensive first; `runs` counts the distinct runs with a call in the window.
+         */
+        get: operations["CostsController_byDefinition"];
         put?: never;
         post?: never;
         delete?: never;
@@ -793,6 +870,10 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        ApprovalCountDto: {
+            /** @description Undecided requests: as many as `pending=true` lists */
+            pending: number;
+        };
         ApprovalDecisionDto: {
             /** Format: uuid */
             id: string;
@@ -876,6 +957,58 @@ export interface components {
             totalRuns: number;
             /** @description Most expensive model first */
             byModel: components["schemas"]["ModelCostDto"][];
+        };
+        CostSeriesPointDto: {
+            /**
+             * Format: date-time
+             * @description Start of the bucket, UTC
+             */
+            start: string;
+            /**
+             * @description As written in the step
+             * @example openai:gpt-4o-mini
+             */
+            model: string;
+            costUsd: number;
+            inputTokens: number;
+            outputTokens: number;
+            /** @description Completed calls */
+            calls: number;
+        };
+        CostSeriesDto: {
+            /** Format: uuid */
+            workspaceId: string;
+            /** @description ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. +010000-01-01T13:59:59.999Z */
+            from: string;
+            /** @description ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. +010000-01-01T13:59:59.999Z */
+            to: string;
+            /** @enum {string} */
+            bucket: "day" | "hour";
+            /** @description One point per bucket and model that had calls (empty buckets are left out), ordered by start, then model */
+            points: components["schemas"]["CostSeriesPointDto"][];
+        };
+        DefinitionCostDto: {
+            /** Format: uuid */
+            definitionId: string;
+            name: string;
+            version: string;
+            costUsd: number;
+            inputTokens: number;
+            outputTokens: number;
+            /** @description Completed calls */
+            calls: number;
+            /** @description Distinct runs of this definition version with a call in the window */
+            runs: number;
+        };
+        CostByDefinitionDto: {
+            /** Format: uuid */
+            workspaceId: string;
+            /** @description ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. +010000-01-01T13:59:59.999Z */
+            from: string;
+            /** @description ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. +010000-01-01T13:59:59.999Z */
+            to: string;
+            /** @description One entry per definition version with calls in the window, most expensive first */
+            definitions: components["schemas"]["DefinitionCostDto"][];
         };
         WebhookEventPayloadDto: {
             /** @enum {string} */
@@ -1894,6 +2027,10 @@ export interface operations {
                 pageSize?: number;
                 status?: "PENDING" | "RUNNING" | "WAITING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED";
                 definitionId?: string;
+                /** @description Only runs created at or after this time (ISO 8601 date, midnight UTC, or timestamp with a zone) */
+                createdFrom?: string;
+                /** @description Only runs created before this time (exclusive); must be after createdFrom */
+                createdTo?: string;
             };
             header?: never;
             path?: never;
@@ -2736,6 +2873,10 @@ export interface operations {
                 pending?: "true" | "false";
                 /** @description Continue after this request: only requests older than it (the `Link: rel="next"` header of an answer that was cut at APPROVAL_LIST_MAX_ITEMS names it) */
                 before?: string;
+                /** @description `newest` first (continued with `before`), or `oldest` first (continued with `after`): the order of an inbox that is worked through from the longest-waiting request */
+                order?: "newest" | "oldest";
+                /** @description With order=oldest: continue after this request, only newer ones (the `Link: rel="next"` header of an answer that was cut names it) */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -2745,7 +2886,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Present when the answer was cut: `<...?before=<last id>>; rel="next"` */
+                    /** @description Present when the answer was cut: `<...?before=<last id>>; rel="next"` (order=oldest: `<...?order=oldest&after=<last id>>; rel="next"`) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -2773,6 +2914,143 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    ApprovalsController_count: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalCountDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    ApprovalsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalRequestDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: absent or in another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -3028,6 +3306,162 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["CostSummaryDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    CostsController_series: {
+        parameters: {
+            query?: {
+                /** @description Start of the window (inclusive); default 30 days before `to` */
+                from?: string;
+                /** @description End of the window (inclusive, like the summary); default the time of the request */
+                to?: string;
+                /** @description Length of a bucket; buckets start at whole UTC days or hours */
+                bucket?: "day" | "hour";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CostSeriesDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    CostsController_byDefinition: {
+        parameters: {
+            query?: {
+                /** @description Start of the window (inclusive); default 1970-01-01T00:00:00.000Z */
+                from?: string;
+                /** @description End of the window (inclusive); default the time of the request */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CostByDefinitionDto"];
                     };
                 };
             };

@@ -6,6 +6,7 @@ import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { ApprovalsService } from './approvals.service';
 import {
+  ApprovalCountDto,
   ApprovalDecisionDto,
   ApprovalRequestDto,
   DecideApprovalDto,
@@ -20,15 +21,18 @@ export class ApprovalsController {
 
   @Get()
   @ApiOperation({
-    summary: 'List approval requests, newest first (no pagination meta)',
+    summary: 'List approval requests, newest first by default (no pagination meta)',
     description:
-      '`pending=true`: undecided only; `pending=false`: decided only; omitted: all. One answer holds ' +
-      'at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the newest; when there are more, the ' +
-      '`Link` header names the next part (`rel="next"`, with `before` set to the last id).',
+      '`pending=true`: undecided only; `pending=false`: decided only; omitted: all. `order=oldest` ' +
+      'lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) ' +
+      'requests, the first in that order; when there are more, the `Link` header names the next ' +
+      'part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id).',
   })
   @ApiEnvelope(ApprovalRequestDto, 200, 'array', {
     Link: {
-      description: 'Present when the answer was cut: `<...?before=<last id>>; rel="next"`',
+      description:
+        'Present when the answer was cut: `<...?before=<last id>>; rel="next"` ' +
+        '(order=oldest: `<...?order=oldest&after=<last id>>; rel="next"`)',
       schema: { type: 'string' },
     },
   })
@@ -42,10 +46,38 @@ export class ApprovalsController {
     if (next) {
       const params = new URLSearchParams();
       if (query.pending !== undefined) params.set('pending', query.pending);
-      params.set('before', next);
+      if (query.order === 'oldest') {
+        params.set('order', 'oldest');
+        params.set('after', next);
+      } else {
+        params.set('before', next);
+      }
       res.setHeader('Link', `</v1/approval-requests?${params.toString()}>; rel="next"`);
     }
     return items;
+  }
+
+  // Before ':id', which would otherwise take `count` for an id.
+  @Get('count')
+  @ApiOperation({
+    summary: 'How many approval requests await a decision (the console badge)',
+    description: 'Counts the undecided requests of the workspace: as many as `pending=true` lists.',
+  })
+  @ApiEnvelope(ApprovalCountDto)
+  @ApiErrors(401)
+  count(@CurrentWorkspace() workspaceId: string): Promise<ApprovalCountDto> {
+    return this.approvals.count(workspaceId);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One approval request, decided or not' })
+  @ApiEnvelope(ApprovalRequestDto)
+  @ApiErrors(401, 404)
+  get(
+    @CurrentWorkspace() workspaceId: string,
+    @IdParam('approval request') id: string,
+  ): Promise<ApprovalRequestDto> {
+    return this.approvals.get(workspaceId, id);
   }
 
   @Post(':id/decide')

@@ -46,13 +46,35 @@ export class ApprovalsService {
     q: ListApprovalRequestsQueryDto,
   ): Promise<{ items: ApprovalRequestDto[]; next: string | null }> {
     const pending = q.pending === undefined ? undefined : q.pending === 'true';
+    const order = q.order ?? 'newest';
+    // Each order continues with its own cursor, so that a link of one order is never read in the other.
+    if (order === 'newest' && q.after !== undefined) {
+      throw ValidationError.field('after', 'after continues order=oldest; use before with newest');
+    }
+    if (order === 'oldest' && q.before !== undefined) {
+      throw ValidationError.field('before', 'before continues order=newest; use after with oldest');
+    }
+    const cursorField = order === 'newest' ? 'before' : 'after';
     const max = this.config.limits.approvalListMaxItems;
-    const rows = await this.approvals.list(workspaceId, pending, max + 1, q.before);
+    const rows = await this.approvals.list(workspaceId, pending, max + 1, order, q[cursorField]);
     if (rows === null) {
-      throw ValidationError.field('before', 'before must be the id of an approval request');
+      throw ValidationError.field(
+        cursorField,
+        `${cursorField} must be the id of an approval request`,
+      );
     }
     const items = rows.slice(0, max).map(toDto);
     return { items, next: rows.length > max ? items[items.length - 1].id : null };
+  }
+
+  async get(workspaceId: string, id: string): Promise<ApprovalRequestDto> {
+    const row = await this.approvals.get(workspaceId, id);
+    if (!row) throw new NotFoundError('approval request');
+    return toDto(row);
+  }
+
+  async count(workspaceId: string): Promise<{ pending: number }> {
+    return { pending: await this.approvals.countPending(workspaceId) };
   }
 
   /**

@@ -17,6 +17,7 @@ const SRC_FOLDERS = readdirSync(new URL('./src', import.meta.url), { withFileTyp
  * common helper needs is passed in by its caller). A new folder must be placed here.
  */
 const LAYERS = [
+  ['sessions'],
   ['step-types', 'console'],
   ['approvals', 'llm', 'runs', 'webhooks', 'rate-limit', 'executor'],
   ['costs', 'definitions', 'api-keys', 'health', 'workspaces', 'handlers'],

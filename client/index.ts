@@ -33,6 +33,15 @@ export type ApprovalDecision = Schemas['ApprovalDecisionDto'];
 export type DecideApprovalRequest = Schemas['DecideApprovalDto'];
 export type RunCost = Schemas['RunCostDto'];
 export type CostSummary = Schemas['CostSummaryDto'];
+export type CostSeries = Schemas['CostSeriesDto'];
+export type CostSeriesPoint = Schemas['CostSeriesPointDto'];
+export type CostByDefinition = Schemas['CostByDefinitionDto'];
+export type DefinitionCost = Schemas['DefinitionCostDto'];
+export type ApprovalCount = Schemas['ApprovalCountDto'];
+/** The console session (POST/GET /v1/console/session). */
+export type Session = Schemas['SessionDto'];
+export type SignInRequest = Schemas['SignInDto'];
+export type SignedOut = Schemas['SignedOutDto'];
 export type Webhook = Schemas['WebhookDto'];
 export type CreatedWebhook = Schemas['CreatedWebhookDto'];
 export type CreateWebhookRequest = Schemas['CreateWebhookDto'];

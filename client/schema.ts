@@ -126,7 +126,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key at once
-         * @description 409 CONFLICT when the calling key tries to revoke itself, or when the key is the last active key of the workspace (a workspace keeps at least one active key).
+         * @description 409 CONFLICT when the calling key tries to revoke itself (a console session, the key it holds), or when the key is the last active key of the workspace (a workspace keeps at least one active key).
          */
         delete: operations["ApiKeysController_revoke"];
         options?: never;
@@ -317,10 +317,47 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List approval requests, newest first (no pagination meta)
-         * @description `pending=true`: undecided only; `pending=false`: decided only; omitted: all. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the newest; when there are more, the `Link` header names the next part (`rel="next"`, with `before` set to the last id).
+         * List approval requests, newest first by default (no pagination meta)
+         * @description `pending=true`: undecided only; `pending=false`: decided only; omitted: all. `order=oldest` lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the first in that order; when there are more, the `Link` header names the next part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id).
          */
         get: operations["ApprovalsController_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approval-requests/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many approval requests await a decision (the console badge)
+         * @description Counts the undecided requests of the workspace: as many as `pending=true` lists.
+         */
+        get: operations["ApprovalsController_count"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approval-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One approval request, decided or not */
+        get: operations["ApprovalsController_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -340,7 +377,7 @@ export interface paths {
         put?: never;
         /**
          * Decide an approval request: approved, rejected or edited
-         * @description Wakes the paused run. approved: continues with the content as it is. edited: editedContent replaces the state value at contentKey. rejected: the approval step fails; while its retry policy has attempts left the run goes back to regenerateFrom (default: the step before) with `rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request was already decided or the run is no longer PAUSED (cancelled, for instance).
+         * @description Wakes the paused run. approved: continues with the content as it is. edited: editedContent replaces the state value at contentKey. rejected: the approval step fails; while its retry policy has attempts left the run goes back to regenerateFrom (default: the step before) with `rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request was already decided or the run is no longer PAUSED (cancelled, for instance). Through a console session, `decidedBy` is the reviewer name of the session and the body field is ignored.
          */
         post: operations["ApprovalsController_decide"];
         delete?: never;
@@ -381,6 +418,46 @@ export interface paths {
          * @description Sums the cost records created in [from, to]. Omitted from: 1970-01-01T00:00:00.000Z; omitted to: the time of the request. from after to is 400. byModel: most expensive first.
          */
         get: operations["CostsController_summary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cost/timeseries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's LLM cost over time, by bucket (UTC day or hour) and model
+         * @description The summary's window [from, to] (both inclusive; from must be before to), by default the 30 days up to the time of the request; the points of a window add up exactly to the summary of the same window. Buckets without calls are left out. At most COST_SERIES_MAX_BUCKETS (default 1000) buckets: a longer range is 400 naming from.
+         */
+        get: operations["CostsController_series"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/cost/by-definition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's LLM cost by workflow definition version
+         * @description Sums the cost records created in [from, to] (as the summary: omitted from is 1970-01-01T00:00:00.000Z, omitted to the time of the request) per definition version of their runs, most expensive first; `runs` counts the distinct runs with a call in the window.
+         */
+        get: operations["CostsController_byDefinition"];
         put?: never;
         post?: never;
         delete?: never;
@@ -465,6 +542,34 @@ export interface paths {
          */
         post: operations["WebhooksController_retry"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/console/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The console session of the session cookie
+         * @description 401 `console session expired or invalid; sign in again` when the cookie is malformed or expired, when its key was revoked, or when the request authenticated with x-api-key (which has no session); 401 `missing x-api-key header` without cookie and key.
+         */
+        get: operations["SessionsController_current"];
+        put?: never;
+        /**
+         * Sign in to the console: an API key and a reviewer name become a session cookie
+         * @description No x-api-key: the key is in the body, checked exactly like x-api-key. The answer sets the HttpOnly session cookie, which later requests use instead of x-api-key; decisions made with it record `reviewerName` as `decidedBy`. Needs an Origin of this service or of CONSOLE_ALLOWED_ORIGINS (403 FORBIDDEN otherwise). Rate-limited per client address like every request without a valid key. 401 `invalid or revoked API key` for a bad key.
+         */
+        post: operations["SessionsController_signIn"];
+        /**
+         * Sign out of the console: clears the session cookie
+         * @description Always 200, with or without a valid session. The cookie holds no server-side state, so clearing it ends the session; to make a key that was used in a session useless everywhere, revoke the key.
+         */
+        delete: operations["SessionsController_signOut"];
         options?: never;
         head?: never;
         patch?: never;
@@ -765,6 +870,10 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
+        ApprovalCountDto: {
+            /** @description Undecided requests: as many as `pending=true` lists */
+            pending: number;
+        };
         ApprovalDecisionDto: {
             /** Format: uuid */
             id: string;
@@ -788,7 +897,7 @@ export interface components {
             editedContent?: {
                 [key: string]: unknown;
             };
-            /** @description Who decided; default `api-key:<id of the calling key>` */
+            /** @description Who decided; default `api-key:<id of the calling key>`. Ignored through a console session, whose reviewer name is recorded instead. */
             decidedBy?: string;
             /** @description Reviewer comment. On a rejection with regeneration it is put in the state at `rejection.comment`, so the regenerating step can be prompted with it. */
             comment?: string;
@@ -848,6 +957,58 @@ export interface components {
             totalRuns: number;
             /** @description Most expensive model first */
             byModel: components["schemas"]["ModelCostDto"][];
+        };
+        CostSeriesPointDto: {
+            /**
+             * Format: date-time
+             * @description Start of the bucket, UTC
+             */
+            start: string;
+            /**
+             * @description As written in the step
+             * @example openai:gpt-4o-mini
+             */
+            model: string;
+            costUsd: number;
+            inputTokens: number;
+            outputTokens: number;
+            /** @description Completed calls */
+            calls: number;
+        };
+        CostSeriesDto: {
+            /** Format: uuid */
+            workspaceId: string;
+            /** @description ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. +010000-01-01T13:59:59.999Z */
+            from: string;
+            /** @description ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. +010000-01-01T13:59:59.999Z */
+            to: string;
+            /** @enum {string} */
+            bucket: "day" | "hour";
+            /** @description One point per bucket and model that had calls (empty buckets are left out), ordered by start, then model */
+            points: components["schemas"]["CostSeriesPointDto"][];
+        };
+        DefinitionCostDto: {
+            /** Format: uuid */
+            definitionId: string;
+            name: string;
+            version: string;
+            costUsd: number;
+            inputTokens: number;
+            outputTokens: number;
+            /** @description Completed calls */
+            calls: number;
+            /** @description Distinct runs of this definition version with a call in the window */
+            runs: number;
+        };
+        CostByDefinitionDto: {
+            /** Format: uuid */
+            workspaceId: string;
+            /** @description ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. +010000-01-01T13:59:59.999Z */
+            from: string;
+            /** @description ISO 8601 UTC timestamp with milliseconds; a year outside 0000-9999 is written expanded, e.g. +010000-01-01T13:59:59.999Z */
+            to: string;
+            /** @description One entry per definition version with calls in the window, most expensive first */
+            definitions: components["schemas"]["DefinitionCostDto"][];
         };
         WebhookEventPayloadDto: {
             /** @enum {string} */
@@ -962,6 +1123,40 @@ export interface components {
             /** Format: date-time */
             deliveredAt: string | null;
         };
+        SessionDto: {
+            /** Format: uuid */
+            workspaceId: string;
+            workspaceName: string;
+            /**
+             * Format: uuid
+             * @description The API key the session holds
+             */
+            keyId: string;
+            keyName: string;
+            /** @description Recorded as `decidedBy` of the decisions made in this session */
+            reviewerName: string;
+            /**
+             * Format: date-time
+             * @description When the session cookie stops being accepted
+             */
+            expiresAt: string;
+        };
+        SignInDto: {
+            /**
+             * @description An API key of the workspace, checked like x-api-key (never a revoked one)
+             * @example svc_...
+             */
+            apiKey: string;
+            /**
+             * @description Who is signing in: decisions made in this session record it as `decidedBy`. Trimmed; 1-100 characters, no control characters. Self-declared, like `decidedBy` in the API.
+             * @example Ada Lovelace
+             */
+            reviewerName: string;
+        };
+        SignedOutDto: {
+            /** @enum {boolean} */
+            signedOut: true;
+        };
         /** @description The error envelope of a 400 answer */
         ValidationErrorEnvelope: components["schemas"]["ErrorEnvelope"] & {
             error?: {
@@ -974,6 +1169,13 @@ export interface components {
             error?: {
                 /** @enum {string} */
                 code: "AUTH_ERROR";
+            };
+        };
+        /** @description The error envelope of a 403 answer */
+        ForbiddenEnvelope: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+                /** @enum {string} */
+                code: "FORBIDDEN";
             };
         };
         /** @description The error envelope of a 404 answer */
@@ -1408,6 +1610,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -1498,6 +1709,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -1657,6 +1877,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
             409: {
                 headers: {
@@ -1798,6 +2027,10 @@ export interface operations {
                 pageSize?: number;
                 status?: "PENDING" | "RUNNING" | "WAITING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED";
                 definitionId?: string;
+                /** @description Only runs created at or after this time (ISO 8601 date, midnight UTC, or timestamp with a zone) */
+                createdFrom?: string;
+                /** @description Only runs created before this time (exclusive); must be after createdFrom */
+                createdTo?: string;
             };
             header?: never;
             path?: never;
@@ -1926,6 +2159,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -2094,6 +2336,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -2188,6 +2439,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -2289,6 +2549,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -2604,6 +2873,10 @@ export interface operations {
                 pending?: "true" | "false";
                 /** @description Continue after this request: only requests older than it (the `Link: rel="next"` header of an answer that was cut at APPROVAL_LIST_MAX_ITEMS names it) */
                 before?: string;
+                /** @description `newest` first (continued with `before`), or `oldest` first (continued with `after`): the order of an inbox that is worked through from the longest-waiting request */
+                order?: "newest" | "oldest";
+                /** @description With order=oldest: continue after this request, only newer ones (the `Link: rel="next"` header of an answer that was cut names it) */
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -2613,7 +2886,7 @@ export interface operations {
         responses: {
             200: {
                 headers: {
-                    /** @description Present when the answer was cut: `<...?before=<last id>>; rel="next"` */
+                    /** @description Present when the answer was cut: `<...?before=<last id>>; rel="next"` (order=oldest: `<...?order=oldest&after=<last id>>; rel="next"`) */
                     Link?: string;
                     [name: string]: unknown;
                 };
@@ -2641,6 +2914,143 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    ApprovalsController_count: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalCountDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    ApprovalsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ApprovalRequestDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: absent or in another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -2719,6 +3129,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -2941,6 +3360,162 @@ export interface operations {
             };
         };
     };
+    CostsController_series: {
+        parameters: {
+            query?: {
+                /** @description Start of the window (inclusive); default 30 days before `to` */
+                from?: string;
+                /** @description End of the window (inclusive, like the summary); default the time of the request */
+                to?: string;
+                /** @description Length of a bucket; buckets start at whole UTC days or hours */
+                bucket?: "day" | "hour";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CostSeriesDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    CostsController_byDefinition: {
+        parameters: {
+            query?: {
+                /** @description Start of the window (inclusive); default 1970-01-01T00:00:00.000Z */
+                from?: string;
+                /** @description End of the window (inclusive); default the time of the request */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["CostByDefinitionDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
     WebhooksController_list: {
         parameters: {
             query?: never;
@@ -3047,6 +3622,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
             413: {
                 headers: {
@@ -3128,6 +3712,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -3295,6 +3888,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -3311,6 +3913,230 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SessionsController_current: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SessionDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SessionsController_signIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description `orchestrator_session=<value>; Path=/; HttpOnly; SameSite=Strict; Max-Age=<seconds>`, plus `Secure` when the request came over HTTPS (behind proxies trusted by TRUST_PROXY: X-Forwarded-Proto) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SessionDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body whose Content-Type is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SessionsController_signOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description `orchestrator_session=<value>; Path=/; HttpOnly; SameSite=Strict; Max-Age=<seconds>`, plus `Secure` when the request came over HTTPS (behind proxies trusted by TRUST_PROXY: X-Forwarded-Proto) */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SignedOutDto"];
+                    };
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */

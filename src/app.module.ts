@@ -23,6 +23,7 @@ import { HealthModule } from './health/health.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
+import { SessionsModule } from './sessions/sessions.module';
 import { WorkspacesModule } from './workspaces/workspaces.module';
 
 @Global()
@@ -79,6 +80,7 @@ export class AppModule {
         ApprovalsModule,
         CostsModule,
         WebhooksModule,
+        SessionsModule,
         ...(extraImports ?? []),
       ],
       providers: [

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { documentErrorSchemas } from './common/swagger';
+import { documentConsoleSession, documentErrorSchemas } from './common/swagger';
 import { documentStepTypes } from './definitions/dto/definition.dto';
 
 /**
@@ -24,9 +24,22 @@ export function buildOpenApiDocument(
       )
       .setVersion('1')
       .addApiKey({ type: 'apiKey', name: 'x-api-key', in: 'header' }, 'api-key')
+      .addCookieAuth(
+        'orchestrator_session',
+        {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'orchestrator_session',
+          description:
+            'The console session (POST /v1/console/session), used when x-api-key is absent. ' +
+            'Changes through it need an Origin of this service (403 FORBIDDEN otherwise).',
+        },
+        'console-session',
+      )
       .build(),
   );
   documentStepTypes(document, stepTypes);
+  documentConsoleSession(document, 'console-session');
   documentErrorSchemas(document);
   return document;
 }

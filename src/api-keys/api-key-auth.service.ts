@@ -2,11 +2,16 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { readHeader } from '../common/auth';
-import type { AuthenticatedRequest } from '../common/auth';
+import type { AuthenticatedRequest, KeyAuth } from '../common/auth';
 import { ApiKeysRepository } from './api-keys.repository';
+import { decodeSession, readSessionCookie } from './session-cookie';
 
+/**
+ * What a request's credentials come to: none at all, a bad `x-api-key`, a console session cookie that
+ * is malformed, expired or holds a revoked key (`invalid-session`), or a valid key.
+ */
 export type KeyResolution =
-  { kind: 'none' } | { kind: 'invalid' } | { kind: 'key'; keyId: string; workspaceId: string };
+  { kind: 'none' } | { kind: 'invalid' } | { kind: 'invalid-session' } | KeyAuth;
 
 const RESOLUTION = Symbol('keyResolution');
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -19,7 +24,10 @@ export function generateApiKey(): string {
   return `svc_${randomBytes(32).toString('base64url')}`;
 }
 
-/** Resolves `x-api-key` to a workspace, once per request, and keeps `lastUsedAt` roughly current. */
+/**
+ * Resolves `x-api-key`, or without it the console session cookie, to a workspace, once per request, and
+ * keeps `lastUsedAt` roughly current. The header wins when both are present.
+ */
 @Injectable()
 export class ApiKeyAuthService {
   private readonly logger = new Logger(ApiKeyAuthService.name);
@@ -39,13 +47,37 @@ export class ApiKeyAuthService {
   private async lookup(req: AuthenticatedRequest): Promise<KeyResolution> {
     const header = readHeader(req, 'x-api-key');
     if (header.malformed) return { kind: 'invalid' };
-    if (!header.value) return { kind: 'none' };
-    if (!header.value.startsWith('svc_')) return { kind: 'invalid' };
-    const found = await this.keys.findActive(hashApiKey(header.value));
-    if (!found) return { kind: 'invalid' };
-    const { id, workspace_id } = found;
-    await this.touch(id);
-    return { kind: 'key', keyId: id, workspaceId: workspace_id };
+    if (header.value) {
+      const found = await this.authenticate(header.value);
+      return found ? { kind: 'key', ...found, via: 'header' } : { kind: 'invalid' };
+    }
+    const cookie = readSessionCookie(req);
+    if (!cookie.present) return { kind: 'none' };
+    const session = decodeSession(cookie.value, Date.now(), this.config.console.sessionTtlMs);
+    if (!session) return { kind: 'invalid-session' };
+    const found = await this.authenticate(session.key);
+    if (!found) return { kind: 'invalid-session' };
+    return {
+      kind: 'key',
+      ...found,
+      via: 'session',
+      reviewerName: session.reviewerName,
+      sessionExpiresAt: session.expiresAt,
+    };
+  }
+
+  /**
+   * The active key `presented` is, as the x-api-key check and the console sign-in both look it up: by
+   * its hash, never revoked. Undefined when there is none.
+   */
+  async authenticate(
+    presented: string,
+  ): Promise<{ keyId: string; workspaceId: string } | undefined> {
+    if (!presented.startsWith('svc_') || presented.length > 512) return undefined;
+    const found = await this.keys.findActive(hashApiKey(presented));
+    if (!found) return undefined;
+    await this.touch(found.id);
+    return { keyId: found.id, workspaceId: found.workspace_id };
   }
 
   /**

@@ -1,12 +1,14 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AUTH_MODE, AuthMode, AuthenticatedRequest, readHeader } from '../common/auth';
-import { AuthError } from '../common/errors';
+import { AUTH_MODE, AuthMode, AuthenticatedRequest, readHeader, SAME_ORIGIN } from '../common/auth';
+import { AuthError, ForbiddenError } from '../common/errors';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiKeyAuthService } from './api-key-auth.service';
+import { CROSS_SITE_REFUSED, isUnsafeMethod, originAllowed } from './same-origin';
 
 export const MISSING_KEY = 'missing x-api-key header';
 export const INVALID_KEY = 'invalid or revoked API key';
+export const INVALID_SESSION = 'console session expired or invalid; sign in again';
 
 /** Deny by default: every route needs an API key unless it declares another way in (part 5, design §2). */
 @Injectable()
@@ -24,16 +26,26 @@ export class ApiKeyGuard implements CanActivate {
     ]);
     if (mode === 'public') return true;
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const sameOriginOnly = this.reflector.getAllAndOverride<boolean | undefined>(SAME_ORIGIN, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
+    if (sameOriginOnly) this.checkOrigin(req);
+    if (mode === 'open') return true;
     if (mode === 'admin') {
       this.checkAdminToken(req);
       return true;
     }
     const key = await this.auth.resolve(req);
     if (key.kind === 'key') {
+      // A browser sends the session cookie with whatever a page on another site makes it request;
+      // x-api-key it never adds by itself, so API clients are never asked for an Origin.
+      if (key.via === 'session' && isUnsafeMethod(req.method)) this.checkOrigin(req);
       req.auth = key;
       return true;
     }
     if (key.kind === 'invalid') throw new AuthError(INVALID_KEY);
+    if (key.kind === 'invalid-session') throw new AuthError(INVALID_SESSION);
     if (mode === 'key-or-bootstrap') {
       if (this.config.adminToken) {
         const admin = readHeader(req, 'x-admin-token');
@@ -46,6 +58,12 @@ export class ApiKeyGuard implements CanActivate {
       return true;
     }
     throw new AuthError(MISSING_KEY);
+  }
+
+  private checkOrigin(req: AuthenticatedRequest): void {
+    if (!originAllowed(req, this.config.console.allowedOrigins)) {
+      throw new ForbiddenError(CROSS_SITE_REFUSED);
+    }
   }
 
   private checkAdminToken(req: AuthenticatedRequest): void {

@@ -2,9 +2,10 @@ import { Body, Controller, Delete, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import {
   AuthContext,
-  CurrentApiKeyId,
   CurrentAuth,
+  CurrentKeyAuth,
   CurrentWorkspace,
+  KeyAuth,
   KeyOrBootstrapAuth,
 } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
@@ -51,16 +52,16 @@ export class ApiKeysController {
   @ApiOperation({
     summary: 'Revoke a key at once',
     description:
-      '409 CONFLICT when the calling key tries to revoke itself, or when the key is the last active ' +
-      'key of the workspace (a workspace keeps at least one active key).',
+      '409 CONFLICT when the calling key tries to revoke itself (a console session, the key it ' +
+      'holds), or when the key is the last active key of the workspace (a workspace keeps at least ' +
+      'one active key).',
   })
   @ApiEnvelope(RevokedDto)
   @ApiErrors(401, 404, 409)
   revoke(
-    @CurrentWorkspace() workspaceId: string,
-    @CurrentApiKeyId() keyId: string,
+    @CurrentKeyAuth() caller: KeyAuth,
     @IdParam('API key') id: string,
   ): Promise<{ revoked: true }> {
-    return this.keys.revoke(workspaceId, keyId, id);
+    return this.keys.revoke(caller, id);
   }
 }

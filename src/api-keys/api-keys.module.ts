@@ -7,6 +7,6 @@ import { ApiKeysService } from './api-keys.service';
 @Module({
   controllers: [ApiKeysController],
   providers: [ApiKeysService, ApiKeyAuthService, ApiKeysRepository],
-  exports: [ApiKeyAuthService],
+  exports: [ApiKeyAuthService, ApiKeysService],
 })
 export class ApiKeysModule {}

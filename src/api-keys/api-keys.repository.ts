@@ -41,6 +41,15 @@ export class ApiKeysRepository {
     return res.rows[0];
   }
 
+  /** The name of the workspace's key `id` while it is active. */
+  async activeName(workspaceId: string, id: string): Promise<string | undefined> {
+    const res = await this.db.query<{ name: string }>(
+      'SELECT name FROM api_keys WHERE workspace_id = $1 AND id = $2 AND revoked_at IS NULL',
+      [workspaceId, id],
+    );
+    return res.rows[0]?.name;
+  }
+
   async touch(keyId: string): Promise<void> {
     await this.db.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [keyId]);
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { AuthContext } from '../common/auth';
+import type { AuthContext, KeyAuth } from '../common/auth';
 import { AuthError, ConflictError, NotFoundError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { MISSING_KEY } from './api-key.guard';
@@ -46,6 +46,11 @@ export class ApiKeysService {
     }
   }
 
+  /** The name of an active key of the workspace (a console session's), or undefined once revoked. */
+  activeKeyName(workspaceId: string, keyId: string): Promise<string | undefined> {
+    return this.keys.activeName(workspaceId, keyId);
+  }
+
   async list(workspaceId: string): Promise<ApiKeyDto[]> {
     return (await this.keys.list(workspaceId)).map((k) => ApiKeyDto.from(k));
   }
@@ -56,12 +61,17 @@ export class ApiKeysService {
    * revocations with each other and with bootstrap creations, so that concurrent revocations by
    * different keys cannot each see "another key is left" and leave none.
    */
-  async revoke(workspaceId: string, callerKeyId: string, id: string): Promise<{ revoked: true }> {
-    switch (await this.keys.revoke(workspaceId, callerKeyId, id)) {
+  async revoke(caller: KeyAuth, id: string): Promise<{ revoked: true }> {
+    switch (await this.keys.revoke(caller.workspaceId, caller.keyId, id)) {
       case 'not-found':
         throw new NotFoundError('API key');
       case 'own-key':
-        throw new ConflictError('cannot revoke the API key used for this request');
+        // A console session holds its key: revoking it would end the session in the middle of a click.
+        throw new ConflictError(
+          caller.via === 'session'
+            ? 'cannot revoke the API key of this console session'
+            : 'cannot revoke the API key used for this request',
+        );
       case 'last-active':
         throw new ConflictError(LAST_ACTIVE_KEY);
       case 'revoked':

@@ -1,11 +1,12 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentApiKeyId, CurrentWorkspace } from '../common/auth';
+import { CurrentKeyAuth, CurrentWorkspace, KeyAuth } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { ApprovalsService } from './approvals.service';
 import {
+  ApprovalCountDto,
   ApprovalDecisionDto,
   ApprovalRequestDto,
   DecideApprovalDto,
@@ -20,15 +21,18 @@ export class ApprovalsController {
 
   @Get()
   @ApiOperation({
-    summary: 'List approval requests, newest first (no pagination meta)',
+    summary: 'List approval requests, newest first by default (no pagination meta)',
     description:
-      '`pending=true`: undecided only; `pending=false`: decided only; omitted: all. One answer holds ' +
-      'at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the newest; when there are more, the ' +
-      '`Link` header names the next part (`rel="next"`, with `before` set to the last id).',
+      '`pending=true`: undecided only; `pending=false`: decided only; omitted: all. `order=oldest` ' +
+      'lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) ' +
+      'requests, the first in that order; when there are more, the `Link` header names the next ' +
+      'part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id).',
   })
   @ApiEnvelope(ApprovalRequestDto, 200, 'array', {
     Link: {
-      description: 'Present when the answer was cut: `<...?before=<last id>>; rel="next"`',
+      description:
+        'Present when the answer was cut: `<...?before=<last id>>; rel="next"` ' +
+        '(order=oldest: `<...?order=oldest&after=<last id>>; rel="next"`)',
       schema: { type: 'string' },
     },
   })
@@ -42,10 +46,38 @@ export class ApprovalsController {
     if (next) {
       const params = new URLSearchParams();
       if (query.pending !== undefined) params.set('pending', query.pending);
-      params.set('before', next);
+      if (query.order === 'oldest') {
+        params.set('order', 'oldest');
+        params.set('after', next);
+      } else {
+        params.set('before', next);
+      }
       res.setHeader('Link', `</v1/approval-requests?${params.toString()}>; rel="next"`);
     }
     return items;
+  }
+
+  // Before ':id', which would otherwise take `count` for an id.
+  @Get('count')
+  @ApiOperation({
+    summary: 'How many approval requests await a decision (the console badge)',
+    description: 'Counts the undecided requests of the workspace: as many as `pending=true` lists.',
+  })
+  @ApiEnvelope(ApprovalCountDto)
+  @ApiErrors(401)
+  count(@CurrentWorkspace() workspaceId: string): Promise<ApprovalCountDto> {
+    return this.approvals.count(workspaceId);
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: 'One approval request, decided or not' })
+  @ApiEnvelope(ApprovalRequestDto)
+  @ApiErrors(401, 404)
+  get(
+    @CurrentWorkspace() workspaceId: string,
+    @IdParam('approval request') id: string,
+  ): Promise<ApprovalRequestDto> {
+    return this.approvals.get(workspaceId, id);
   }
 
   @Post(':id/decide')
@@ -57,16 +89,16 @@ export class ApprovalsController {
       'replaces the state value at contentKey. rejected: the approval step fails; while its retry ' +
       'policy has attempts left the run goes back to regenerateFrom (default: the step before) with ' +
       '`rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request ' +
-      'was already decided or the run is no longer PAUSED (cancelled, for instance).',
+      'was already decided or the run is no longer PAUSED (cancelled, for instance). Through a ' +
+      'console session, `decidedBy` is the reviewer name of the session and the body field is ignored.',
   })
   @ApiEnvelope(ApprovalDecisionDto)
   @ApiErrors(...BODY_ERRORS, 401, 404, 409)
   decide(
-    @CurrentWorkspace() workspaceId: string,
-    @CurrentApiKeyId() keyId: string,
+    @CurrentKeyAuth() caller: KeyAuth,
     @IdParam('approval request') id: string,
     @Body() dto: DecideApprovalDto,
   ): Promise<ApprovalDecisionDto> {
-    return this.approvals.decide(workspaceId, keyId, id, dto);
+    return this.approvals.decide(caller, id, dto);
   }
 }

@@ -86,41 +86,63 @@ export class ApprovalsRepository {
   }
 
   /**
-   * Newest first; `pending` true: undecided only, false: decided only, undefined: all. At most `limit`
-   * rows, only those older than the request `before` when it is given; null when `before` is not a
-   * request of this workspace.
+   * Newest first (`oldest`: oldest first); `pending` true: undecided only, false: decided only,
+   * undefined: all. At most `limit` rows, only those past the request `cursor` in that order (older
+   * for newest first, newer for oldest first) when it is given; null when `cursor` is not a request of
+   * this workspace. Either order walks the same index, forwards or backwards.
    */
   async list(
     workspaceId: string,
     pending: boolean | undefined,
     limit: number,
-    before?: string,
+    order: 'newest' | 'oldest' = 'newest',
+    cursor?: string,
   ): Promise<ApprovalRow[] | null> {
     const filter =
       pending === undefined ? '' : pending ? 'AND decision IS NULL' : 'AND decision IS NOT NULL';
-    if (before === undefined) {
+    const direction = order === 'newest' ? 'DESC' : 'ASC';
+    if (cursor === undefined) {
       const res = await this.db.query<ApprovalRow>(
         `SELECT ${COLUMNS} FROM approval_requests WHERE workspace_id = $1 ${filter}
-         ORDER BY created_at DESC, id DESC LIMIT $2`,
+         ORDER BY created_at ${direction}, id ${direction} LIMIT $2`,
         [workspaceId, limit],
       );
       return res.rows;
     }
-    const cursor = await this.db.query(
+    const found = await this.db.query(
       'SELECT 1 FROM approval_requests WHERE workspace_id = $1 AND id = $2',
-      [workspaceId, before],
+      [workspaceId, cursor],
     );
-    if (cursor.rowCount === 0) return null;
+    if (found.rowCount === 0) return null;
     // The cursor's created_at is compared in SQL: read back into JavaScript it would lose its
     // microseconds, and requests made in the same millisecond would be skipped.
+    const past = order === 'newest' ? '<' : '>';
     const res = await this.db.query<ApprovalRow>(
       `SELECT ${COLUMNS} FROM approval_requests
        WHERE workspace_id = $1 ${filter}
-         AND (created_at, id) < (SELECT created_at, id FROM approval_requests WHERE id = $3)
-       ORDER BY created_at DESC, id DESC LIMIT $2`,
-      [workspaceId, limit, before],
+         AND (created_at, id) ${past} (SELECT created_at, id FROM approval_requests WHERE id = $3)
+       ORDER BY created_at ${direction}, id ${direction} LIMIT $2`,
+      [workspaceId, limit, cursor],
     );
     return res.rows;
+  }
+
+  /** One request of the workspace. */
+  async get(workspaceId: string, id: string): Promise<ApprovalRow | undefined> {
+    const res = await this.db.query<ApprovalRow>(
+      `SELECT ${COLUMNS} FROM approval_requests WHERE workspace_id = $1 AND id = $2`,
+      [workspaceId, id],
+    );
+    return res.rows[0];
+  }
+
+  /** Undecided requests: as many as `pending=true` lists (read from the partial pending index). */
+  async countPending(workspaceId: string): Promise<number> {
+    const res = await this.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM approval_requests WHERE workspace_id = $1 AND decision IS NULL',
+      [workspaceId],
+    );
+    return res.rows[0].n;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { KeyAuth } from '../common/auth';
 import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
 import { jsonWithin } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
@@ -45,28 +46,53 @@ export class ApprovalsService {
     q: ListApprovalRequestsQueryDto,
   ): Promise<{ items: ApprovalRequestDto[]; next: string | null }> {
     const pending = q.pending === undefined ? undefined : q.pending === 'true';
+    const order = q.order ?? 'newest';
+    // Each order continues with its own cursor, so that a link of one order is never read in the other.
+    if (order === 'newest' && q.after !== undefined) {
+      throw ValidationError.field('after', 'after continues order=oldest; use before with newest');
+    }
+    if (order === 'oldest' && q.before !== undefined) {
+      throw ValidationError.field('before', 'before continues order=newest; use after with oldest');
+    }
+    const cursorField = order === 'newest' ? 'before' : 'after';
     const max = this.config.limits.approvalListMaxItems;
-    const rows = await this.approvals.list(workspaceId, pending, max + 1, q.before);
+    const rows = await this.approvals.list(workspaceId, pending, max + 1, order, q[cursorField]);
     if (rows === null) {
-      throw ValidationError.field('before', 'before must be the id of an approval request');
+      throw ValidationError.field(
+        cursorField,
+        `${cursorField} must be the id of an approval request`,
+      );
     }
     const items = rows.slice(0, max).map(toDto);
     return { items, next: rows.length > max ? items[items.length - 1].id : null };
   }
 
-  async decide(
-    workspaceId: string,
-    callingKeyId: string,
-    id: string,
-    dto: DecideApprovalDto,
-  ): Promise<ApprovalDecisionDto> {
+  async get(workspaceId: string, id: string): Promise<ApprovalRequestDto> {
+    const row = await this.approvals.get(workspaceId, id);
+    if (!row) throw new NotFoundError('approval request');
+    return toDto(row);
+  }
+
+  async count(workspaceId: string): Promise<{ pending: number }> {
+    return { pending: await this.approvals.countPending(workspaceId) };
+  }
+
+  /**
+   * `decidedBy`: through a console session, the session's reviewer name (design §12), whatever the
+   * body says; with x-api-key, the body's, by default `api-key:<calling key id>` (design §4).
+   */
+  async decide(caller: KeyAuth, id: string, dto: DecideApprovalDto): Promise<ApprovalDecisionDto> {
+    const workspaceId = caller.workspaceId;
     if (dto.editedContent !== undefined) {
       const max = this.config.limits.approvalContentBytes;
       jsonWithin(dto.editedContent, max, 'editedContent', 'MAX_APPROVAL_CONTENT_BYTES');
     }
     const result = await this.approvals.decide(workspaceId, id, {
       decision: dto.decision,
-      decidedBy: dto.decidedBy ?? `api-key:${callingKeyId}`,
+      decidedBy:
+        caller.via === 'session' && caller.reviewerName !== undefined
+          ? caller.reviewerName
+          : (dto.decidedBy ?? `api-key:${caller.keyId}`),
       comment: dto.comment ?? null,
       editedContent: dto.editedContent ?? null,
     });

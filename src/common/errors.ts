@@ -33,6 +33,13 @@ export class AuthError extends AppError {
   }
 }
 
+/** 403 FORBIDDEN: a cookie-authenticated change (or a console sign-in) from another site (design §12). */
+export class ForbiddenError extends AppError {
+  constructor(message: string) {
+    super(403, 'FORBIDDEN', message);
+  }
+}
+
 export class NotFoundError extends AppError {
   constructor(resource: string) {
     super(404, 'NOT_FOUND', `${resource} not found`);

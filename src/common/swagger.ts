@@ -10,6 +10,7 @@ import { ErrorEnvelope, PageMeta } from './envelope';
 export const ERROR_CODE_BY_STATUS = {
   400: 'VALIDATION_ERROR',
   401: 'AUTH_ERROR',
+  403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
@@ -23,6 +24,9 @@ export type ErrorStatus = keyof typeof ERROR_CODE_BY_STATUS;
 const ERROR_TEXT: Record<ErrorStatus, string> = {
   400: 'VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field)',
   401: 'AUTH_ERROR: missing, invalid or revoked credentials',
+  403:
+    'FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin ' +
+    'is not this service: cross-site request refused',
   404: 'NOT_FOUND: absent or in another workspace',
   409: 'CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached',
   413: 'PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it)',
@@ -132,4 +136,34 @@ export function ApiErrorResponses(...statuses: ErrorStatus[]) {
  */
 export function ApiErrors(...statuses: ErrorStatus[]) {
   return ApiErrorResponses(...statuses, 429, 500, 503);
+}
+
+const UNSAFE_METHODS = ['post', 'put', 'patch', 'delete'];
+
+/**
+ * Design §12: every operation that takes an API key also takes the console session cookie when
+ * `x-api-key` is absent, and such a request that changes something (POST, PUT, PATCH, DELETE) is
+ * refused 403 FORBIDDEN unless its Origin is this service's. Documented here once for every operation
+ * instead of on each route, so that no route can forget it.
+ */
+export function documentConsoleSession(document: OpenAPIObject, schemeName: string): void {
+  const forbidden = {
+    description: ERROR_TEXT[403],
+    content: {
+      'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaName(403)}` } },
+    },
+  };
+  for (const item of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(item) as [string, unknown][]) {
+      const op = operation as {
+        security?: Record<string, string[]>[];
+        responses?: Record<string, unknown>;
+      };
+      if (!op?.security?.some((s) => 'api-key' in s)) continue;
+      op.security.push({ [schemeName]: [] });
+      if (UNSAFE_METHODS.includes(method) && op.responses && !op.responses['403']) {
+        op.responses['403'] = forbidden;
+      }
+    }
+  }
 }

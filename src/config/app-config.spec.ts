@@ -77,6 +77,8 @@ describe('loadConfig', () => {
         heartbeatMs: 15000,
         maxBufferedBytes: 1048576,
       },
+      console: { sessionTtlMs: 43_200_000, allowedOrigins: [] },
+      costs: { seriesMaxBuckets: 1000 },
     });
   });
 
@@ -138,6 +140,9 @@ describe('loadConfig', () => {
       SSE_MAX_STREAMS_PER_WORKSPACE: '5',
       SSE_HEARTBEAT_MS: '250',
       SSE_MAX_BUFFERED_BYTES: '65536',
+      CONSOLE_SESSION_TTL_MS: '60000',
+      CONSOLE_ALLOWED_ORIGINS: 'https://Console.example.com, http://localhost:5173',
+      COST_SERIES_MAX_BUCKETS: '48',
     });
     expect(config).toEqual({
       port: 8080,
@@ -203,6 +208,11 @@ describe('loadConfig', () => {
         heartbeatMs: 250,
         maxBufferedBytes: 65536,
       },
+      console: {
+        sessionTtlMs: 60000,
+        allowedOrigins: ['https://console.example.com', 'http://localhost:5173'],
+      },
+      costs: { seriesMaxBuckets: 48 },
     });
   });
 
@@ -443,6 +453,25 @@ describe('loadConfig', () => {
       'SSE_MAX_BUFFERED_BYTES',
       'SSE_MAX_STREAMS',
       'SSE_MAX_STREAMS_PER_WORKSPACE',
+    ]);
+  });
+
+  it('refuses console and cost settings out of their range, naming each', () => {
+    const problems = problemsOf({
+      CONSOLE_SESSION_TTL_MS: '59999',
+      CONSOLE_ALLOWED_ORIGINS: 'https://ok.example.com, https://bad.example.com/path',
+      COST_SERIES_MAX_BUCKETS: '0',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'CONSOLE_ALLOWED_ORIGINS',
+      'CONSOLE_SESSION_TTL_MS',
+      'COST_SERIES_MAX_BUCKETS',
+    ]);
+    expect(problems.find((p) => p.startsWith('CONSOLE_ALLOWED_ORIGINS'))).toContain(
+      'https://bad.example.com/path',
+    );
+    expect(problemsOf({ CONSOLE_SESSION_TTL_MS: String(30 * 24 * 3600 * 1000 + 1) })).toEqual([
+      expect.stringMatching(/^CONSOLE_SESSION_TTL_MS: /),
     ]);
   });
 

@@ -388,6 +388,27 @@ export class EnvironmentVariables {
   @Min(16_384)
   @Max(64 * 1024 * 1024)
   SSE_MAX_BUFFERED_BYTES = 1_048_576;
+
+  // The console (README "Console sessions"). A session lasts a working day by default: long enough not
+  // to interrupt a review, short enough that a forgotten browser does not hold a key for weeks.
+  @Transform(toInt)
+  @IsInt()
+  @Min(60_000)
+  @Max(30 * 24 * 3600 * 1000)
+  CONSOLE_SESSION_TTL_MS = 12 * 3600 * 1000;
+
+  /** Origins, comma-separated; parsed and checked by parseOrigins. */
+  @Transform(emptyToUndefined)
+  @IsOptional()
+  @IsString()
+  CONSOLE_ALLOWED_ORIGINS?: string;
+
+  /** Bounds one answer of GET /v1/cost/timeseries: points are at most buckets x models. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  COST_SERIES_MAX_BUCKETS = 1000;
 }
 
 export interface ModelPrice {
@@ -462,6 +483,20 @@ export interface AppConfig {
   limits: StorageLimits;
   /** GET /v1/workflow-runs/:id/events/stream. */
   eventStreams: EventStreamLimits;
+  /** Console sessions (design §12). */
+  console: {
+    /** How long a session cookie is accepted after sign-in. */
+    sessionTtlMs: number;
+    /**
+     * Origins (`scheme://host[:port]`, lower case) accepted beside the service's own for
+     * cookie-authenticated changes: for proxies that rewrite Host.
+     */
+    allowedOrigins: string[];
+  };
+  costs: {
+    /** Buckets one cost time series may span. */
+    seriesMaxBuckets: number;
+  };
 }
 
 /** The live event streams' caps and timing (README "Live run events"). */
@@ -660,6 +695,33 @@ function parseEncryptionKeys(
   return { key, previousKeys };
 }
 
+/**
+ * CONSOLE_ALLOWED_ORIGINS: comma-separated `http(s)://host[:port]` origins, as browsers write them in
+ * `Origin` (no path, no trailing slash), kept in lower case.
+ */
+function parseOrigins(raw: string | undefined, problems: string[]): string[] {
+  const entries = (raw ?? '')
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  const bad = entries.filter((e) => {
+    try {
+      const url = new URL(e);
+      return !/^https?:$/.test(url.protocol) || url.origin !== e.toLowerCase();
+    } catch {
+      return true;
+    }
+  });
+  if (bad.length > 0) {
+    problems.push(
+      `CONSOLE_ALLOWED_ORIGINS: must be comma-separated origins such as https://console.example.com ` +
+        `(scheme, host and port only; not an origin: ${bad.join(', ')})`,
+    );
+    return [];
+  }
+  return entries.map((e) => e.toLowerCase());
+}
+
 /** The names of every variable of design §1, in the order of the README's table. */
 export const CONFIG_VARIABLES = [
   'PORT',
@@ -719,6 +781,9 @@ export const CONFIG_VARIABLES = [
   'SSE_MAX_STREAMS_PER_WORKSPACE',
   'SSE_HEARTBEAT_MS',
   'SSE_MAX_BUFFERED_BYTES',
+  'CONSOLE_SESSION_TTL_MS',
+  'CONSOLE_ALLOWED_ORIGINS',
+  'COST_SERIES_MAX_BUCKETS',
 ] as const;
 
 const TYPE_RULES = ['isInt', 'isBoolean', 'isString'];
@@ -750,6 +815,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     problems,
   );
   const tracing = tracingConfig(vars, problems);
+  const allowedOrigins = parseOrigins(vars.CONSOLE_ALLOWED_ORIGINS, problems);
   const extensionModules = (vars.EXTENSION_MODULES ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -821,5 +887,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       heartbeatMs: vars.SSE_HEARTBEAT_MS,
       maxBufferedBytes: vars.SSE_MAX_BUFFERED_BYTES,
     },
+    console: { sessionTtlMs: vars.CONSOLE_SESSION_TTL_MS, allowedOrigins },
+    costs: { seriesMaxBuckets: vars.COST_SERIES_MAX_BUCKETS },
   };
 }

@@ -40,6 +40,24 @@ export interface ModelCostRow {
   calls: string;
 }
 
+export interface SeriesPointRow extends ModelCostRow {
+  start: Date;
+}
+
+export interface DefinitionCostRow {
+  definition_id: string;
+  name: string;
+  version: string;
+  cost_usd: string;
+  input_tokens: string;
+  output_tokens: string;
+  calls: string;
+  runs: string;
+}
+
+/** The records of a workspace created in [from, to]: the summary's window, read from the time index. */
+const WINDOW = 'c.workspace_id = $1 AND c.created_at >= $2 AND c.created_at <= $3';
+
 /**
  * Cost records, one per completed LLM call. Money is numeric end to end: the cost is computed from the
  * stored prices in SQL (a multiplication by 0.000001 is exact, a division would round) and sums are
@@ -133,5 +151,50 @@ export class CostsRepository {
       ),
     ]);
     return { totals: totals.rows[0], byModel: byModel.rows };
+  }
+
+  /**
+   * Per bucket (whole UTC days or hours) and model, the sums of the records created in [from, to], by
+   * start then model; buckets without records are absent. The same window and sums as the summary, so
+   * that the points add up to it exactly.
+   */
+  async series(
+    workspaceId: string,
+    from: Date,
+    to: Date,
+    bucket: 'day' | 'hour',
+  ): Promise<SeriesPointRow[]> {
+    const res = await this.db.query<SeriesPointRow>(
+      `SELECT date_trunc($4, c.created_at, 'UTC') AS start, c.model,
+              sum(c.cost_usd)::text AS cost_usd, sum(c.input_tokens)::text AS input_tokens,
+              sum(c.output_tokens)::text AS output_tokens, count(*)::text AS calls
+       FROM cost_records c WHERE ${WINDOW}
+       GROUP BY 1, 2
+       ORDER BY 1, 2`,
+      [workspaceId, from, to, bucket],
+    );
+    return res.rows;
+  }
+
+  /**
+   * Per definition version, the sums of the records created in [from, to], most expensive first. The
+   * runs and definitions are joined by id within the workspace: a record names its run, a run its
+   * definition version.
+   */
+  async byDefinition(workspaceId: string, from: Date, to: Date): Promise<DefinitionCostRow[]> {
+    const res = await this.db.query<DefinitionCostRow>(
+      `SELECT d.id AS definition_id, d.name, d.version,
+              sum(c.cost_usd)::text AS cost_usd, sum(c.input_tokens)::text AS input_tokens,
+              sum(c.output_tokens)::text AS output_tokens, count(*)::text AS calls,
+              count(DISTINCT c.run_id)::text AS runs
+       FROM cost_records c
+       JOIN workflow_runs r ON r.id = c.run_id AND r.workspace_id = c.workspace_id
+       JOIN workflow_definitions d ON d.id = r.definition_id AND d.workspace_id = r.workspace_id
+       WHERE ${WINDOW}
+       GROUP BY d.id, d.name, d.version
+       ORDER BY sum(c.cost_usd) DESC, d.name, d.version, d.id`,
+      [workspaceId, from, to],
+    );
+    return res.rows;
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Paginated } from '../common/envelope';
-import { ConflictError, NotFoundError } from '../common/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
 import { isUuid } from '../common/ids';
 import { jsonWithin } from '../common/limits';
 import { offsetOf, PageQueryDto } from '../common/pagination';
@@ -84,13 +84,18 @@ export class RunsService {
   }
 
   async list(workspaceId: string, q: ListRunsQueryDto): Promise<Paginated<RunDto>> {
+    const createdFrom = q.createdFrom === undefined ? undefined : new Date(q.createdFrom);
+    const createdTo = q.createdTo === undefined ? undefined : new Date(q.createdTo);
+    if (createdFrom && createdTo && createdFrom.getTime() >= createdTo.getTime()) {
+      throw ValidationError.field('createdFrom', 'createdFrom must be before createdTo');
+    }
     // A filter, not a path id: a malformed one matches no run, an empty page rather than a 404.
     if (q.definitionId !== undefined && !isUuid(q.definitionId)) {
       return new Paginated([], q.page, q.pageSize, 0);
     }
     const { rows, total } = await this.runs.list(
       workspaceId,
-      { status: q.status, definitionId: q.definitionId },
+      { status: q.status, definitionId: q.definitionId, createdFrom, createdTo },
       q.pageSize,
       offsetOf(q),
     );

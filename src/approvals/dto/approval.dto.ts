@@ -14,6 +14,9 @@ import { AsGiven } from '../../common/validation';
 export const DECISIONS = ['approved', 'rejected', 'edited'] as const;
 export type Decision = (typeof DECISIONS)[number];
 
+export const APPROVAL_ORDERS = ['newest', 'oldest'] as const;
+export type ApprovalOrder = (typeof APPROVAL_ORDERS)[number];
+
 export class ListApprovalRequestsQueryDto {
   @ApiPropertyOptional({
     enum: ['true', 'false'],
@@ -32,6 +35,36 @@ export class ListApprovalRequestsQueryDto {
   @IsOptional()
   @IsUUID('all', { message: 'before must be the id of an approval request' })
   before?: string;
+
+  @ApiPropertyOptional({
+    enum: APPROVAL_ORDERS,
+    default: 'newest',
+    description:
+      '`newest` first (continued with `before`), or `oldest` first (continued with `after`): the ' +
+      'order of an inbox that is worked through from the longest-waiting request',
+  })
+  @IsOptional()
+  @IsIn(APPROVAL_ORDERS, { message: `order must be one of ${APPROVAL_ORDERS.join(', ')}` })
+  order?: ApprovalOrder;
+
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description:
+      'With order=oldest: continue after this request, only newer ones (the `Link: rel="next"` ' +
+      'header of an answer that was cut names it)',
+  })
+  @IsOptional()
+  @IsUUID('all', { message: 'after must be the id of an approval request' })
+  after?: string;
+}
+
+export class ApprovalCountDto {
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Undecided requests: as many as `pending=true` lists',
+  })
+  pending: number;
 }
 
 export class DecideApprovalDto {
@@ -55,7 +88,9 @@ export class DecideApprovalDto {
 
   @ApiPropertyOptional({
     maxLength: 255,
-    description: 'Who decided; default `api-key:<id of the calling key>`',
+    description:
+      'Who decided; default `api-key:<id of the calling key>`. Ignored through a console session, ' +
+      'whose reviewer name is recorded instead.',
   })
   @IsOptional()
   @IsString()

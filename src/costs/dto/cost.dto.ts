@@ -1,31 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, Matches } from 'class-validator';
-
-/**
- * A calendar date (midnight UTC) or a date-time with a zone (`Z` or an offset). A date-time without a
- * zone is refused: it would mean the server's local time.
- */
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
-const TIMESTAMP_MESSAGE = (field: string) =>
-  `${field} must be an ISO 8601 date or timestamp with a zone, e.g. 2025-01-31T00:00:00Z`;
+import { IsIn, IsOptional } from 'class-validator';
+import { OptionalTimestamp } from '../../common/timestamps';
 
 export class CostSummaryQueryDto {
   @ApiPropertyOptional({
     format: 'date-time',
     description: 'Start of the window (inclusive); default 1970-01-01T00:00:00.000Z',
   })
-  @IsOptional()
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: TIMESTAMP_MESSAGE('from') })
-  @Matches(TIMESTAMP, { message: TIMESTAMP_MESSAGE('from') })
+  @OptionalTimestamp('from')
   from?: string;
 
   @ApiPropertyOptional({
     format: 'date-time',
     description: 'End of the window (inclusive); default the time of the request',
   })
-  @IsOptional()
-  @IsISO8601({ strict: true, strictSeparator: true }, { message: TIMESTAMP_MESSAGE('to') })
-  @Matches(TIMESTAMP, { message: TIMESTAMP_MESSAGE('to') })
+  @OptionalTimestamp('to')
   to?: string;
 }
 
@@ -93,4 +82,83 @@ export class CostSummaryDto {
   totalRuns: number;
   @ApiProperty({ type: [ModelCostDto], description: 'Most expensive model first' })
   byModel: ModelCostDto[];
+}
+
+export const COST_BUCKETS = ['day', 'hour'] as const;
+export type CostBucket = (typeof COST_BUCKETS)[number];
+
+export class CostSeriesQueryDto {
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Start of the window (inclusive); default 30 days before `to`',
+  })
+  @OptionalTimestamp('from')
+  from?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'End of the window (inclusive, like the summary); default the time of the request',
+  })
+  @OptionalTimestamp('to')
+  to?: string;
+
+  @ApiPropertyOptional({
+    enum: COST_BUCKETS,
+    default: 'day',
+    description: 'Length of a bucket; buckets start at whole UTC days or hours',
+  })
+  @IsOptional()
+  @IsIn(COST_BUCKETS, { message: `bucket must be one of ${COST_BUCKETS.join(', ')}` })
+  bucket?: CostBucket;
+}
+
+export class CostSeriesPointDto {
+  @ApiProperty({ format: 'date-time', description: 'Start of the bucket, UTC' }) start: string;
+  @ApiProperty({ example: 'openai:gpt-4o-mini', description: 'As written in the step' })
+  model: string;
+  @ApiProperty({ type: 'number', minimum: 0 }) costUsd: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) inputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) outputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Completed calls' }) calls: number;
+}
+
+export class CostSeriesDto {
+  @ApiProperty({ format: 'uuid' }) workspaceId: string;
+  @ApiProperty({ pattern: ISO_TIMESTAMP, description: WINDOW_BOUND }) from: string;
+  @ApiProperty({ pattern: ISO_TIMESTAMP, description: WINDOW_BOUND }) to: string;
+  @ApiProperty({ enum: COST_BUCKETS }) bucket: CostBucket;
+  @ApiProperty({
+    type: [CostSeriesPointDto],
+    description:
+      'One point per bucket and model that had calls (empty buckets are left out), ordered by ' +
+      'start, then model',
+  })
+  points: CostSeriesPointDto[];
+}
+
+export class DefinitionCostDto {
+  @ApiProperty({ format: 'uuid' }) definitionId: string;
+  @ApiProperty() name: string;
+  @ApiProperty() version: string;
+  @ApiProperty({ type: 'number', minimum: 0 }) costUsd: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) inputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) outputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 1, description: 'Completed calls' }) calls: number;
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description: 'Distinct runs of this definition version with a call in the window',
+  })
+  runs: number;
+}
+
+export class CostByDefinitionDto {
+  @ApiProperty({ format: 'uuid' }) workspaceId: string;
+  @ApiProperty({ pattern: ISO_TIMESTAMP, description: WINDOW_BOUND }) from: string;
+  @ApiProperty({ pattern: ISO_TIMESTAMP, description: WINDOW_BOUND }) to: string;
+  @ApiProperty({
+    type: [DefinitionCostDto],
+    description: 'One entry per definition version with calls in the window, most expensive first',
+  })
+  definitions: DefinitionCostDto[];
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsObject, IsOptional, IsString, Length, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
+import { OptionalTimestamp } from '../../common/timestamps';
 import { AsGiven } from '../../common/validation';
 import { RUN_EVENT_TYPES } from '../../queue/run-events';
 import { RUN_STATUSES, type RunStatus } from '../../queue/statuses';
@@ -45,6 +46,21 @@ export class ListRunsQueryDto extends PageQueryDto {
   @IsString()
   @Length(1, 100)
   definitionId?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description:
+      'Only runs created at or after this time (ISO 8601 date, midnight UTC, or timestamp with a zone)',
+  })
+  @OptionalTimestamp('createdFrom')
+  createdFrom?: string;
+
+  @ApiPropertyOptional({
+    format: 'date-time',
+    description: 'Only runs created before this time (exclusive); must be after createdFrom',
+  })
+  @OptionalTimestamp('createdTo')
+  createdTo?: string;
 }
 
 export class ResumeRunDto {

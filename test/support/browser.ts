@@ -99,7 +99,7 @@ export interface AxeViolation {
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
   // A string, not a function: this file is type-checked without the DOM's types.
-  const violations = (await page.evaluate(`
+  const violations = await page.evaluate<AxeViolation[]>(`
     axe
       .run(document, {
         runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
@@ -112,7 +112,7 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
           nodes: v.nodes.map((n) => JSON.stringify(n.target)),
         })),
       )
-  `)) as AxeViolation[];
+  `);
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 

@@ -51,11 +51,11 @@ describe('console sign-in, session and sign-out (browser)', () => {
     const cookies = await context.cookies();
     expect(cookies).toHaveLength(1);
     expect(cookies[0]).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
-    const visible = (await page.evaluate(`({
+    const visible = await page.evaluate<{ cookie: string; local: string; session: string }>(`({
       cookie: document.cookie,
       local: JSON.stringify({ ...localStorage }),
       session: JSON.stringify({ ...sessionStorage }),
-    })`)) as { cookie: string; local: string; session: string };
+    })`);
     expect(visible.cookie).toBe('');
     expect(visible.local).not.toContain(ws.key);
     expect(visible.session).not.toContain(ws.key);

@@ -72,11 +72,7 @@ function RangePicker({
 }) {
   const kind = (range?.kind ?? query.range) as RangeKind;
   return (
-    <form
-      class="toolbar cost-range"
-      aria-label="Range"
-      onSubmit={(event) => event.preventDefault()}
-    >
+    <form class="toolbar cost-range" onSubmit={(event) => event.preventDefault()}>
       <div class="field">
         <label for="cost-range">Range</label>
         <select
@@ -157,7 +153,7 @@ function CostsView({ costs }: { costs: Costs }) {
 
   return (
     <>
-      <dl class="cost-totals" aria-label="Totals">
+      <dl class="cost-totals">
         <div>
           <dt>Cost</dt>
           <dd data-total="cost">{formatUsd(summary.totalCostUsd)}</dd>

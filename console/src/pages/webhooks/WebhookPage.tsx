@@ -34,7 +34,7 @@ export function WebhookPage({ id = '' }: { id?: string }) {
       </section>
     );
   }
-  if (hook.loading && !hook.data) return <Loading label="Loading webhook…" />;
+  if (hook.loading && hook.data?.id !== id) return <Loading label="Loading webhook…" />;
   if (!hook.data) {
     return (
       <section>

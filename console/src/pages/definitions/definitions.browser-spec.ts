@@ -30,44 +30,88 @@ describe('console Definitions pages (browser)', () => {
   let t: TestApp;
   let browser: Browser;
   let ws: WorkspaceWithKey;
-  const name = `review ${XSS.script}`;
+  const name = 'article-review';
+  const hostileName = `review ${XSS.script}`;
   let v1: string;
   let v2: string;
+  let hostile: string;
   let other: string;
 
   beforeAll(async () => {
     t = await createTestApp();
     browser = await launchChromium();
     ws = await createWorkspaceWithKey(t.http);
-    v1 = await createDefinition(t.http, ws.key, [{ type: 'task', name: 'only', handler: 'noop' }], {
-      name,
-      version: '1',
-      description: 'first cut',
-    });
+    v1 = await createDefinition(
+      t.http,
+      ws.key,
+      [{ type: 'task', name: 'draft', handler: 'noop' }],
+      {
+        name,
+        version: '1',
+        description: 'First cut: a draft only.',
+      },
+    );
     v2 = await createDefinition(
       t.http,
       ws.key,
       [
-        { type: 'task', name: 'fetch', handler: 'transform', config: { expression: '{"n": 1}' } },
+        {
+          type: 'task',
+          name: 'fetch-source',
+          handler: 'http',
+          config: { url: 'https://example.com/source' },
+          outputKey: 'source',
+        },
+        {
+          type: 'llm',
+          name: 'draft',
+          model: 'openai:gpt-4o-mini',
+          fallbackModels: ['anthropic:claude-haiku-4-5'],
+          messages: [{ role: 'user', content: 'Write an article from {{source.body}}' }],
+        },
+        {
+          type: 'condition',
+          name: 'long enough?',
+          expression: '$length($.draft.text) > 500',
+          then: 'review',
+        },
+        { type: 'external_event', name: 'wait-for-editor', signalType: 'editor.ready' },
+        {
+          type: 'approval',
+          name: 'review',
+          contentKey: 'draft.text',
+          prompt: 'Is the article ready to publish?',
+          regenerateFrom: 'draft',
+          retry: { maxAttempts: 3 },
+        },
+        { type: 'task', name: 'publish', handler: 'noop' },
+      ],
+      {
+        name,
+        version: '2',
+        description: 'Drafts an article with an LLM, has an editor review it, then publishes it.',
+      },
+    );
+    hostile = await createDefinition(
+      t.http,
+      ws.key,
+      [
         {
           type: 'llm',
           name: `draft ${XSS.img}`,
           model: 'openai:gpt-4o-mini',
           messages: [{ role: 'user', content: 'Write it' }],
         },
-        { type: 'condition', name: 'long enough?', expression: '$.n > 0', then: 'review' },
-        { type: 'external_event', name: 'wait for editor', signalType: 'editor.ready' },
         {
           type: 'approval',
-          name: 'review',
+          name: XSS.svg,
           contentKey: 'draft',
-          prompt: 'Check the draft',
+          prompt: XSS.script,
           regenerateFrom: `draft ${XSS.img}`,
-          retry: { maxAttempts: 3 },
+          retry: { maxAttempts: 2 },
         },
-        { type: 'task', name: XSS.svg, handler: 'noop' },
       ],
-      { name, version: '2', description: `Drafts and reviews ${XSS.svg}` },
+      { name: hostileName, version: XSS.img, description: `Hostile ${XSS.svg}` },
     );
     other = await createDefinition(t.http, ws.key, [{ type: 'wait', name: 'nap', durationMs: 1 }], {
       name: 'nightly',
@@ -86,6 +130,7 @@ describe('console Definitions pages (browser)', () => {
     await group.getByRole('heading', { name }).waitFor();
     expect(await page.getByRole('heading', { level: 2 }).allInnerTexts()).toEqual([
       'nightly',
+      hostileName,
       name,
     ]);
     const versions = group.locator('tbody tr');
@@ -97,7 +142,9 @@ describe('console Definitions pages (browser)', () => {
     expect(await versions.nth(1).locator('a').getAttribute('href')).toBe(
       `/console/definitions/${v1}`,
     );
-    await group.getByText(`Drafts and reviews ${XSS.svg}`).waitFor();
+    const bad = page.getByRole('region', { name: hostileName });
+    await bad.getByText(`Hostile ${XSS.svg}`).waitFor();
+    await bad.getByRole('link', { name: XSS.img }).waitFor();
     await expectInert(page);
 
     // The name filter lives in the URL.
@@ -117,34 +164,35 @@ describe('console Definitions pages (browser)', () => {
     const { page, context, problems } = await openConsole(browser, t.baseUrl);
     await signIn(page, ws.key, 'Ada', `/console/definitions/${v2}`);
     await page.getByRole('heading', { level: 1, name: `${name} version 2` }).waitFor();
-    await page.getByText(`Drafts and reviews ${XSS.svg}`).waitFor();
+    await page.locator('p.definition-description').getByText('Drafts an article').waitFor();
+    await screenshot(page, 'definition');
     const steps = page.locator('.step-list > li');
     expect(await steps.locator('h3').allInnerTexts()).toEqual([
-      '1. fetch task',
-      `2. draft ${XSS.img} llm`,
+      '1. fetch-source task',
+      '2. draft llm',
       '3. long enough? condition',
-      '4. wait for editor external_event',
+      '4. wait-for-editor external_event',
       '5. review approval',
-      `6. ${XSS.svg} task`,
+      '6. publish task',
     ]);
-    await steps.nth(0).getByText('transform').waitFor();
+    await steps.nth(0).getByText('http', { exact: true }).waitFor();
     await steps.nth(1).getByText('openai:gpt-4o-mini').waitFor();
+    await steps.nth(1).getByText('anthropic:claude-haiku-4-5').waitFor();
     await steps.nth(3).getByText('editor.ready').waitFor();
-    await steps.nth(4).getByText('Check the draft').waitFor();
+    await steps.nth(4).getByText('draft.text').waitFor();
 
     // condition: then -> review (step 5), else -> the next step by default (step 4).
     const jumps = steps.nth(2).getByRole('list', { name: 'Jumps of step 3' });
     expect(await jumps.locator('li').allInnerTexts()).toEqual([
       'then → step 5: review',
-      'else → step 4: wait for editor (default)',
+      'else → step 4: wait-for-editor (default)',
     ]);
-    // approval: a rejection goes back to regenerateFrom.
-    const back = steps.nth(4).getByRole('link', { name: `step 2: draft ${XSS.img}` });
-    await back.click();
+    // approval: a rejection goes back to regenerateFrom; following a jump moves the focus there.
+    await steps.nth(4).getByRole('link', { name: 'step 2: draft' }).click();
     expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe(
       'step-2',
     );
-    await steps.nth(2).getByRole('link', { name: 'step 5: review' }).click();
+    await jumps.getByRole('link', { name: 'step 5: review' }).click();
     expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe(
       'step-5',
     );
@@ -160,8 +208,31 @@ describe('console Definitions pages (browser)', () => {
         .getAttribute('href'),
     ).toBe(`/console/definitions/${v1}`);
     await page.getByRole('group', { name: 'The definition as the API answers it' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows hostile names, descriptions, versions and step names as text', async () => {
+    const { page, context, problems } = await openConsole(browser, t.baseUrl);
+    await signIn(page, ws.key, 'Ada', `/console/definitions/${hostile}`);
+    await page
+      .getByRole('heading', { level: 1, name: `${hostileName} version ${XSS.img}` })
+      .waitFor();
+    await page.locator('p.definition-description').getByText(`Hostile ${XSS.svg}`).waitFor();
+    const steps = page.locator('.step-list > li');
+    expect(await steps.locator('h3').allInnerTexts()).toEqual([
+      `1. draft ${XSS.img} llm`,
+      `2. ${XSS.svg} approval`,
+    ]);
+    await steps.nth(1).getByText(XSS.script).waitFor();
+    await steps
+      .nth(1)
+      .getByRole('link', { name: `step 1: draft ${XSS.img}` })
+      .click();
+    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe(
+      'step-1',
+    );
     await expectInert(page);
-    await screenshot(page, 'definition');
     expect(problems).toEqual([]);
     await context.close();
   });
@@ -188,6 +259,13 @@ describe('console Definitions pages (browser)', () => {
       await page.goto(`/console/definitions/${v2}`);
       await page.getByRole('heading', { name: 'Steps' }).waitFor();
       expect(await seriousViolations(page)).toEqual([]);
+      await page.goto(`/console/definitions/${hostile}`);
+      await page.getByRole('heading', { name: 'Steps' }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('main *')]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1)
+        .map((el) => el.tagName + '.' + el.className)`);
+      expect(wide).toEqual([]);
       expect(await page.evaluate('document.documentElement.scrollWidth > window.innerWidth')).toBe(
         false,
       );

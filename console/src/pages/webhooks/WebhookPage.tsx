@@ -225,7 +225,13 @@ function Deliveries({ hookId }: { hookId: string }) {
                       {d.event}
                       {d.workflowRunId && (
                         <div>
-                          <a href={`/console/runs/${encodeURIComponent(d.workflowRunId)}`}>run</a>
+                          <a
+                            class="run-link"
+                            href={`/console/runs/${encodeURIComponent(d.workflowRunId)}`}
+                            title={`Run ${d.workflowRunId}`}
+                          >
+                            Open run
+                          </a>
                         </div>
                       )}
                     </th>

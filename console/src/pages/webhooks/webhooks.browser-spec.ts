@@ -112,7 +112,7 @@ describe('console Webhooks pages (browser)', () => {
     await page.getByLabel('workflow.completed').check();
     await page.getByLabel('workflow.failed').check();
     await page.getByRole('button', { name: 'Register webhook' }).click();
-    const secret = await page.getByLabel('Signing secret').inputValue();
+    const secret = await page.getByRole('textbox', { name: 'Signing secret' }).inputValue();
     expect(secret).toMatch(/^whsec_/);
     receiver.setSecret('/hooks/flaky', secret);
     const hookId = await hookIdOf(url);

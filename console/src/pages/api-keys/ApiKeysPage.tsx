@@ -70,7 +70,7 @@ export function ApiKeysPage(_props: { id?: string }) {
       ) : ordered.length === 0 ? (
         <EmptyState title="No keys">Create one with the form above.</EmptyState>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="API keys table">
           <table aria-label="API keys">
             <thead>
               <tr>

@@ -189,7 +189,12 @@ function CostsView({ costs }: { costs: Costs }) {
               />
               <details class="chart-data">
                 <summary>Show the chart's numbers as a table</summary>
-                <div class="table-wrap">
+                <div
+                  class="table-wrap"
+                  tabIndex={0}
+                  role="region"
+                  aria-label="Cost over time by model table"
+                >
                   <table aria-label="Cost over time by model">
                     <thead>
                       <tr>
@@ -232,7 +237,7 @@ function CostsView({ costs }: { costs: Costs }) {
           <section aria-labelledby="cost-by-model">
             <h2 id="cost-by-model">Cost by model</h2>
             <div class="cost-split">
-              <div class="table-wrap">
+              <div class="table-wrap" tabIndex={0} role="region" aria-label="Cost by model table">
                 <table aria-label="Cost by model">
                   <thead>
                     <tr>
@@ -295,7 +300,12 @@ function CostsView({ costs }: { costs: Costs }) {
             Runs of definitions with <code>llm</code> steps show up here once they have made calls.
           </EmptyState>
         ) : (
-          <div class="table-wrap">
+          <div
+            class="table-wrap"
+            tabIndex={0}
+            role="region"
+            aria-label="Cost by workflow definition table"
+          >
             <table aria-label="Cost by workflow definition">
               <thead>
                 <tr>

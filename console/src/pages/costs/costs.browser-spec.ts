@@ -231,9 +231,9 @@ describe('console Costs page (browser)', () => {
     const { page, context, problems } = await openConsole(browser, t.baseUrl);
     await signIn(page, ws.key, 'Ada', '/console/costs');
     await page.getByRole('heading', { name: 'Cost by model' }).waitFor();
-    expect(await page.getByLabel('Range').inputValue()).toBe('30d');
+    expect(await page.getByLabel('Range', { exact: true }).inputValue()).toBe('30d');
 
-    await page.getByLabel('Range').selectOption('custom');
+    await page.getByLabel('Range', { exact: true }).selectOption('custom');
     await page.waitForURL((url) => url.searchParams.get('range') === 'custom');
     const today = new Date().toISOString().slice(0, 10);
     await page.getByLabel('From (UTC)').fill(today);
@@ -242,7 +242,7 @@ describe('console Costs page (browser)', () => {
 
     await page.reload();
     await page.getByRole('heading', { name: 'Cost by model' }).waitFor();
-    expect(await page.getByLabel('Range').inputValue()).toBe('custom');
+    expect(await page.getByLabel('Range', { exact: true }).inputValue()).toBe('custom');
     expect(await page.getByLabel('From (UTC)').inputValue()).toBe(today);
     expect(await page.getByLabel('To (UTC, included)').inputValue()).toBe(today);
     await page.getByText('charted by hour').waitFor();

@@ -200,7 +200,7 @@ function Deliveries({ hookId }: { hookId: string }) {
         </EmptyState>
       ) : (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label="Deliveries table">
             <table aria-label="Deliveries">
               <thead>
                 <tr>

@@ -49,7 +49,7 @@ export function WebhooksPage(_props: { id?: string }) {
           Register one with the form below to be told when runs finish or approvals are requested.
         </EmptyState>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Webhooks table">
           <table aria-label="Webhooks">
             <thead>
               <tr>

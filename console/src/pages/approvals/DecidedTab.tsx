@@ -10,7 +10,7 @@ interface Loaded {
   next: ListQuery | undefined;
 }
 
-/** Decided requests, newest first: decision, decider, time, step and run; older ones on demand. */
+/** Decided requests, most recent requests first: decision, decider, time, step and run; older ones on demand. */
 export function DecidedTab() {
   const [loaded, setLoaded] = useState<Loaded>();
   const [error, setError] = useState<unknown>();
@@ -64,7 +64,7 @@ export function DecidedTab() {
   return (
     <section aria-labelledby="approval-decided-title">
       <h2 id="approval-decided-title">Decided requests</h2>
-      <p class="hint">Newest decision first.</p>
+      <p class="hint">Most recent requests first.</p>
       <div class="table-wrap">
         <table class="approval-decided">
           <thead>

@@ -10,8 +10,8 @@ export function ShortcutsPanel(props: { enabled: boolean; onToggle: (enabled: bo
           type="checkbox"
           checked={props.enabled}
           onChange={(event) => props.onToggle(event.currentTarget.checked)}
-        />{' '}
-        Use keyboard shortcuts ({props.enabled ? 'on' : 'off'})
+        />
+        Use keyboard shortcuts
       </label>
       <table class={props.enabled ? 'approval-keys' : 'approval-keys approval-keys-off'}>
         <caption class="visually-hidden">Keys of the approvals inbox</caption>

@@ -97,8 +97,9 @@ describe('approvals inbox (browser)', () => {
 
   /** The nav badge's number (0 when the badge is gone). */
   async function badge(page: Page): Promise<number> {
-    const el = page.locator('.sidenav .count-badge');
-    return (await el.count()) === 0 ? 0 : Number(await el.textContent());
+    // allTextContents does not wait: the badge may go away between two reads.
+    const texts = await page.locator('.sidenav .count-badge').allTextContents();
+    return texts.length === 0 ? 0 : Number(texts[0]);
   }
 
   async function waitForBadge(page: Page, n: number): Promise<void> {
@@ -120,7 +121,7 @@ describe('approvals inbox (browser)', () => {
     ]);
     const row = queueItems(page).first();
     await row.getByText('Publish draft 1?').waitFor();
-    await row.getByText('{"title":"Draft 1","body":"Body of draft 1."}').waitFor();
+    await row.getByText('{"body":"Body of draft 1.","title":"Draft 1"}').waitFor();
     await row.locator('time').waitFor();
     expect(await row.getByRole('link', { name: /^Run / }).getAttribute('href')).toBe(
       `/console/runs/${first.workflowRunId}`,
@@ -174,16 +175,16 @@ describe('approvals inbox (browser)', () => {
     const edit = page.getByRole('dialog', { name: 'Edit the content, then approve' });
     const editor = edit.getByLabel('Content (a JSON object)');
     expect(await editor.inputValue()).toBe(
-      '{\n  "title": "Draft 3",\n  "body": "Body of draft 3."\n}',
+      '{\n  "body": "Body of draft 3.",\n  "title": "Draft 3"\n}',
     );
     await expectDisabled(edit.getByRole('button', { name: 'Approve with edits' }));
-    await editor.fill('{\n  "title": "Final title",\n  "body": "Body of draft 3."\n}');
+    await editor.fill('{\n  "body": "Body of draft 3.",\n  "title": "Final title"\n}');
     const diff = edit.getByRole('region', { name: /^Changes/ });
     expect((await diff.textContent())?.split('\n')).toEqual([
       ' {',
-      '-  "title": "Draft 3",',
-      '+  "title": "Final title",',
-      '   "body": "Body of draft 3."',
+      '   "body": "Body of draft 3.",',
+      '-  "title": "Draft 3"',
+      '+  "title": "Final title"',
       ' }',
       '',
     ]);
@@ -204,7 +205,10 @@ describe('approvals inbox (browser)', () => {
     await waitForBadge(page, 0);
 
     // The decided tab: decision, decider and time of each.
-    await page.getByRole('link', { name: 'Decided' }).click();
+    await page
+      .getByRole('navigation', { name: 'Approval requests' })
+      .getByRole('link', { name: 'Decided' })
+      .click();
     await page.waitForURL((url) => url.searchParams.get('tab') === 'decided');
     const rows = page.locator('table.approval-decided tbody tr');
     await waitFor('three decided rows', async () =>
@@ -450,7 +454,7 @@ describe('approvals inbox (browser)', () => {
     await waitFor('the first request selected', () =>
       selectedId(page) === first.id ? true : undefined,
     );
-    const toggle = page.getByLabel(/^Use keyboard shortcuts/);
+    const toggle = page.getByRole('checkbox', { name: 'Use keyboard shortcuts' });
     expect(await toggle.isChecked()).toBe(true);
     await toggle.uncheck();
     await page.getByText('Shortcuts are switched off; the buttons still work.').waitFor();
@@ -467,7 +471,9 @@ describe('approvals inbox (browser)', () => {
     // After a reload (the focus on the page itself) the switch is still off.
     await page.reload();
     await page.locator('#approval-detail').getByRole('heading', { name: 'off-1' }).waitFor();
-    expect(await page.getByLabel(/^Use keyboard shortcuts/).isChecked()).toBe(false);
+    expect(await page.getByRole('checkbox', { name: 'Use keyboard shortcuts' }).isChecked()).toBe(
+      false,
+    );
     await tryKeys();
     expect((await request(ws, first.id)).decision).toBeNull();
     // Only the preference is stored, never the key.
@@ -570,7 +576,10 @@ describe('approvals inbox (browser)', () => {
       await edit.getByRole('button', { name: 'Cancel' }).click();
       await edit.waitFor({ state: 'hidden' });
 
-      await page.getByRole('link', { name: 'Decided' }).click();
+      await page
+        .getByRole('navigation', { name: 'Approval requests' })
+        .getByRole('link', { name: 'Decided' })
+        .click();
       await page.getByText('No decisions yet').waitFor();
       expect(await seriousViolations(page)).toEqual([]);
       expect(problems).toEqual([]);

@@ -30,7 +30,8 @@ describe('approvals inbox (browser)', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // Two requests per answer: every queue of three is read in parts, through the Link header.
+    t = await createTestApp({ APPROVAL_LIST_MAX_ITEMS: '2' });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -211,9 +212,14 @@ describe('approvals inbox (browser)', () => {
       .click();
     await page.waitForURL((url) => url.searchParams.get('tab') === 'decided');
     const rows = page.locator('table.approval-decided tbody tr');
+    await waitFor('the two most recent decided rows', async () =>
+      (await rows.count()) === 2 ? true : undefined,
+    );
+    await page.getByRole('button', { name: 'Show older decisions' }).click();
     await waitFor('three decided rows', async () =>
       (await rows.count()) === 3 ? true : undefined,
     );
+    expect(await page.getByRole('button', { name: 'Show older decisions' }).count()).toBe(0);
     for (const [step, decision] of [
       ['review-1', 'approved'],
       ['review-2', 'rejected'],
@@ -326,6 +332,20 @@ describe('approvals inbox (browser)', () => {
     await detail.getByText('Already decided: approved by someone else').waitFor();
     expect(await detail.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
     await page.getByText('No approvals waiting').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a request that arrives while the page is open, within the refresh interval', async () => {
+    const ws = await createWorkspaceWithKey(t.http);
+    const { page, context, problems } = await openInbox(ws);
+    await page.getByText('No approvals waiting').waitFor();
+    const [arrived] = await pausedRequests(ws, drafts(1, 'arrived'));
+    // The queue is read again every 10 s while the page is visible.
+    await page.locator('.approval-item').getByText('arrived-1').waitFor({ timeout: 15_000 });
+    await waitFor('the new request selected', () =>
+      selectedId(page) === arrived.id ? true : undefined,
+    );
     expect(problems).toEqual([]);
     await context.close();
   });

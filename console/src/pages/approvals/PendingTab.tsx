@@ -177,9 +177,7 @@ export function PendingTab(props: {
                   selected={item.id === selectedId}
                   onSelect={() => {
                     onSelect(item.id);
-                    document
-                      .getElementById('approval-detail')
-                      ?.scrollIntoView({ block: 'nearest' });
+                    revealDetail();
                   }}
                 />
               ))}
@@ -236,6 +234,17 @@ export function PendingTab(props: {
       )}
     </>
   );
+}
+
+/**
+ * Brings the selected request's pane into view when its top is off screen (below the list on a phone,
+ * or above after scrolling down a long queue).
+ */
+function revealDetail(): void {
+  const pane = document.getElementById('approval-detail');
+  if (!pane) return;
+  const top = pane.getBoundingClientRect().top;
+  if (top < 0 || top > window.innerHeight * 0.75) pane.scrollIntoView({ block: 'start' });
 }
 
 function QueueItem(props: { item: ApprovalRequest; selected: boolean; onSelect: () => void }) {

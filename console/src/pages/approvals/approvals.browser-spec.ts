@@ -318,7 +318,7 @@ describe('approvals inbox (browser)', () => {
     await context.close();
   });
 
-  it('shows a request decided meanwhile, by deep link or refresh, with its decider', async () => {
+  it('shows a request decided elsewhere, opened by deep link, with its decider and no actions', async () => {
     const ws = await createWorkspaceWithKey(t.http);
     const [first] = await pausedRequests(ws, drafts(1, 'linked'));
     await t.http
@@ -497,7 +497,7 @@ describe('approvals inbox (browser)', () => {
     await tryKeys();
     expect((await request(ws, first.id)).decision).toBeNull();
     // Only the preference is stored, never the key.
-    const stored = (await page.evaluate('JSON.stringify({ ...localStorage })')) as string;
+    const stored = await page.evaluate<string>('JSON.stringify({ ...localStorage })');
     expect(stored).toBe('{"console.approvals.shortcuts":"off"}');
     expect(problems).toEqual([]);
     await context.close();

@@ -182,7 +182,7 @@ export function DecideDialog(props: {
               {comment.length} / {MAX_COMMENT_LENGTH} characters
             </p>
             {commentError && (
-              <p class="field-error" role="alert">
+              <p class="approval-field-error" role="alert">
                 {commentError}
               </p>
             )}
@@ -210,7 +210,7 @@ export function DecideDialog(props: {
                 onInput={(event) => setText(event.currentTarget.value)}
               />
               <p
-                class={parsed && !parsed.ok ? 'field-error' : 'hint'}
+                class={parsed && !parsed.ok ? 'approval-field-error' : 'hint'}
                 id={`${ids}-content-problem`}
                 aria-live="polite"
               >

@@ -14,7 +14,7 @@ export function ShortcutsPanel(props: { enabled: boolean; onToggle: (enabled: bo
         Use keyboard shortcuts
       </label>
       <table class={props.enabled ? 'approval-keys' : 'approval-keys approval-keys-off'}>
-        <caption class="visually-hidden">Keys of the approvals inbox</caption>
+        <caption class="approval-visually-hidden">Keys of the approvals inbox</caption>
         <thead>
           <tr>
             <th scope="col">Key</th>

@@ -297,7 +297,7 @@ function RunsTable(props: { runs: Run[]; definitions: Map<string, Definition>; n
                     {run.id}
                   </a>
                 </td>
-                <td>
+                <td class="runs-definition">
                   {definition ? (
                     definitionLabel(definition)
                   ) : (

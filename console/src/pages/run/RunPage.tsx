@@ -214,7 +214,8 @@ export function RunPage(props: { id?: string }) {
           <div>
             <dt>Updated</dt>
             <dd>
-              <RelativeTime iso={data.updatedAt} />
+              {/* Keyed: a RelativeTime measures from when it was mounted (refreshed every 30 s). */}
+              <RelativeTime key={data.updatedAt} iso={data.updatedAt} />
             </dd>
           </div>
           <div>

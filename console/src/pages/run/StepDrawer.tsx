@@ -63,7 +63,7 @@ export function StepDrawer(props: {
         <div>
           <dt>Finished</dt>
           <dd>
-            <RelativeTime iso={step.completedAt} />
+            <RelativeTime key={step.completedAt} iso={step.completedAt} />
           </dd>
         </div>
         <div>

@@ -21,7 +21,8 @@ export function RunActions(props: {
   status: string;
   /** The signal type the waiting step expects, when the definition names one. */
   expectedSignal: string | undefined;
-  onChanged: () => void;
+  /** After an action was answered: `done` when the API carried it out. */
+  onChanged: (done: boolean) => void;
 }) {
   const [open, setOpen] = useState<Action>();
   const [busy, setBusy] = useState(false);
@@ -55,12 +56,13 @@ export function RunActions(props: {
         );
       }
       setOutcome({ ok: true, text: DONE[action] });
+      props.onChanged(true);
     } catch (err) {
       setOutcome({ ok: false, text: `The ${action} was refused: ${errorMessage(err)}` });
+      props.onChanged(false);
     } finally {
       setBusy(false);
       setOpen(undefined);
-      props.onChanged();
     }
   }
 

@@ -143,6 +143,25 @@ export function RunPage(props: { id?: string }) {
 
   const [now, setNow] = useState(Date.now());
   useInterval(() => setNow(Date.now()), terminal ? undefined : 1000);
+
+  // The event list and the LLM calls do not depend on the clock: the same element each second lets
+  // Preact skip them (a run may have thousands of events).
+  const onEventFilter = useCallback(
+    (patch: { type?: string; failed?: string }) => set(patch),
+    [set],
+  );
+  const eventList = useMemo(
+    () => (
+      <EventList
+        events={events}
+        type={query.type}
+        failedOnly={query.failed === '1'}
+        onFilter={onEventFilter}
+      />
+    ),
+    [events, query.type, query.failed, onEventFilter],
+  );
+  const llmCalls = useMemo(() => cost.data && <LlmCalls cost={cost.data} />, [cost.data]);
   useInterval(refreshAll, terminal ? undefined : POLL_MS);
 
   if (run.error instanceof ApiError && run.error.status === 404) {
@@ -260,9 +279,12 @@ export function RunPage(props: { id?: string }) {
           runId={data.id}
           status={shownStatus}
           expectedSignal={expectedSignalType(definitionSteps, data.currentStepIndex)}
-          onChanged={() => {
+          onChanged={(done) => {
             refreshAll();
             reloadEvents();
+            // Follow what the action started (a retry can fail again before the run is read): the
+            // stream continues after the last event seen and ends at the next terminal one.
+            if (done) stream.current?.open();
           }}
         />
         <p class="stream-state hint" role="status">
@@ -316,20 +338,11 @@ export function RunPage(props: { id?: string }) {
 
       <h2>Events</h2>
       {eventsError !== undefined && <ErrorState error={eventsError} onRetry={reloadEvents} />}
-      {!eventsLoaded && eventsError === undefined ? (
-        <Loading label="Loading events…" />
-      ) : (
-        <EventList
-          events={events}
-          type={query.type}
-          failedOnly={query.failed === '1'}
-          onFilter={(patch) => set(patch)}
-        />
-      )}
+      {!eventsLoaded && eventsError === undefined ? <Loading label="Loading events…" /> : eventList}
 
       <h2>LLM calls</h2>
       {cost.error !== undefined && <ErrorState error={cost.error} onRetry={cost.reload} />}
-      {cost.data && <LlmCalls cost={cost.data} />}
+      {llmCalls}
     </section>
   );
 }

@@ -154,18 +154,33 @@ describe('RunEventStream', () => {
     expect(h.sources()).toHaveLength(2);
   });
 
-  it('closes after the terminal event and continues after it when opened again (a retry)', () => {
+  it('ends when the server closes the stream after the terminal event, and continues after it when opened again', () => {
     const h = harness();
     h.stream.open();
     const first = h.sources()[0];
     first.open();
     first.send(7, 'WORKFLOW_FAILED');
-    expect(first.closed).toBe(true);
     expect(h.states.at(-1)).toBe('ended');
-    first.fail(true); // a late error of the closed source changes nothing
+    first.fail(false); // the server's close: the browser would reconnect, this closes instead
+    expect(first.closed).toBe(true);
     expect(h.timers).toHaveLength(0);
-    h.stream.open();
+    expect(h.states.at(-1)).toBe('ended');
+    h.stream.open(); // after a retry
     expect(h.sources()[1].url).toBe('/v1/workflow-runs/run-1/events/stream?lastEventId=7');
+  });
+
+  it('goes on past a terminal event that more events follow (a replayed retry)', () => {
+    const h = harness();
+    h.stream.open();
+    const source = h.sources()[0];
+    source.open();
+    source.send(7, 'WORKFLOW_FAILED');
+    source.send(9, 'STEP_RETRYING');
+    expect(h.states.at(-1)).toBe('live');
+    source.fail(false); // a dropped connection: left to the browser's reconnection
+    expect(source.closed).toBe(false);
+    expect(h.states.at(-1)).toBe('reconnecting');
+    expect(h.received).toEqual(['7:WORKFLOW_FAILED', '9:STEP_RETRYING']);
   });
 
   it('ignores messages of a given-up source, and a re-open due after close()', async () => {

@@ -8,8 +8,9 @@
  *   CLOSED: a refused reconnection, an answer that is not a stream), the stream is opened again after
  *   a delay with `?lastEventId=<last>`, once `shouldReopen` agrees (the page reads the run first: a
  *   finished run needs no stream, and a 401 there sends the user to sign-in).
- * - The run's terminal event ends it: the server closes the connection after it, and so does this (an
- *   EventSource left open would reconnect and be answered 204).
+ * - The run's terminal event ends it: the server closes the connection after it when nothing follows,
+ *   and this then closes the EventSource instead of letting it reconnect. (A terminal event is not
+ *   closed on by itself: a stream replaying a retried run goes on after its first WORKFLOW_FAILED.)
  *
  * No DOM or Preact here: the EventSource constructor and the timer are injected, so that the
  * reconnection rules are unit-tested with a fake (event-stream.spec.ts).
@@ -62,6 +63,8 @@ export class RunEventStream {
   private timer: unknown;
   private failures = 0;
   private stopped = false;
+  /** The last event received was the run's terminal event: a close by the server is the end. */
+  private atEnd = false;
   private readonly EventSourceImpl: EventSourceFactory;
   private readonly setTimer: (fn: () => void, ms: number) => unknown;
   private readonly clearTimer: (handle: unknown) => void;
@@ -112,6 +115,7 @@ export class RunEventStream {
   }
 
   private connect(): void {
+    this.atEnd = false;
     const source = new this.EventSourceImpl(this.url(), { withCredentials: true });
     this.source = source;
     this.setState(
@@ -124,6 +128,12 @@ export class RunEventStream {
     };
     source.onerror = () => {
       if (this.source !== source) return;
+      if (this.atEnd) {
+        // The server closed the stream after the terminal event: nothing follows.
+        this.disconnect();
+        this.setState('ended');
+        return;
+      }
       if (source.readyState !== CLOSED) {
         // The browser reconnects by itself, with Last-Event-ID.
         this.setState('reconnecting');
@@ -148,12 +158,10 @@ export class RunEventStream {
       return;
     }
     if (message.lastEventId) this.lastSeq = message.lastEventId;
+    this.atEnd = isTerminalEvent(event.eventType);
     this.options.onEvent(event, message.lastEventId);
-    if (isTerminalEvent(event.eventType)) {
-      // Nothing follows (until a retry, for which the page opens the stream again).
-      this.disconnect();
-      this.setState('ended');
-    }
+    // Over, unless more follows (a retry): the server's close of the stream confirms it.
+    this.setState(this.atEnd ? 'ended' : 'live');
   }
 
   private scheduleReopen(): void {

@@ -61,7 +61,7 @@ export function EventList(props: {
           )}
         </EmptyState>
       ) : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Events table">
           <table class="events-table" aria-label="Run events, oldest first">
             <thead>
               <tr>

@@ -15,7 +15,7 @@ export function LlmCalls({ cost }: { cost: RunCost }) {
     );
   }
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="LLM calls table">
       <table aria-label="LLM calls, oldest first">
         <thead>
           <tr>

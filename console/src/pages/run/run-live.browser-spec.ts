@@ -249,10 +249,30 @@ describe('console Run page, live (browser)', () => {
       customer: 'Grace',
       note: 'hi',
     });
+    const doneId = await startRun(t.http, ws.key, orderDefinition, {
+      customer: 'Alan',
+      note: 'ok',
+    });
+    await waitForRun(t.http, ws.key, doneId, 'WAITING');
+    const resumed = await t.http
+      .post(`/v1/workflow-runs/${doneId}/resume`)
+      .set('x-api-key', ws.key)
+      .send({ signalType: 'payment.received', payload: { amount: 42 } });
+    expect(resumed.status).toBe(200);
+    await waitForRun(t.http, ws.key, doneId, 'COMPLETED');
     await waitForRun(t.http, ws.key, runId, 'WAITING');
     for (const viewport of [DESKTOP, PHONE]) {
       const { page, context, problems } = await openConsole(browser, t.baseUrl, viewport);
-      await signIn(page, ws.key, 'Ada', `/console/runs/${runId}`);
+      // A finished run with its LLM call and events.
+      await signIn(page, ws.key, 'Ada', `/console/runs/${doneId}`);
+      await page.getByRole('region', { name: 'LLM calls table' }).waitFor();
+      await page.getByRole('region', { name: 'Events table' }).waitFor();
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await page.evaluate('document.documentElement.scrollWidth > window.innerWidth')).toBe(
+        false,
+      );
+      // A waiting one, its step drawer and its resume dialog.
+      await page.goto(`/console/runs/${runId}`);
       await page.getByText('Live updates: on.').waitFor();
       await page.locator('.timeline-row').first().waitFor();
       expect(await seriousViolations(page)).toEqual([]);

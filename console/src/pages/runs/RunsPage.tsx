@@ -272,7 +272,7 @@ function TimeField(props: {
 
 function RunsTable(props: { runs: Run[]; definitions: Map<string, Definition>; now: number }) {
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label="Runs table">
       <table class="runs-table" aria-label="Runs, newest first">
         <thead>
           <tr>

@@ -132,7 +132,9 @@ describe('console Run page, live (browser)', () => {
     await signal.getByText(asJson(HOSTILE[2])).waitFor();
 
     // The LLM call, with its tokens and cost (gpt-4o-mini: $0.15 and $0.60 per million tokens).
+    await page.locator('.run-header').getByText('$0.00036 (1 call)').waitFor();
     const call = page.locator('table[aria-label="LLM calls, oldest first"] tbody tr');
+    await call.first().waitFor();
     expect(await call.count()).toBe(1);
     expect((await call.locator('td').allTextContents()).slice(0, 5)).toEqual([
       'thank-you',
@@ -141,7 +143,6 @@ describe('console Run page, live (browser)', () => {
       '300',
       '$0.00036',
     ]);
-    await page.locator('.run-header').getByText('$0.00036 (1 call)').waitFor();
 
     // The step drawer, from the timeline by keyboard.
     const priceRow = page.locator('.timeline-row', { hasText: 'price' });

@@ -311,8 +311,7 @@ function RunsTable(props: { runs: Run[]; definitions: Map<string, Definition>; n
                   <RelativeTime iso={run.createdAt} />
                 </td>
                 <td>
-                  {/* Keyed: a RelativeTime measures from when it was mounted (refreshed every 30 s). */}
-                  <RelativeTime key={run.updatedAt} iso={run.updatedAt} />
+                  <RelativeTime iso={run.updatedAt} />
                 </td>
                 <td class="num">
                   {formatDuration(duration.ms)}

@@ -121,6 +121,7 @@ describe('console API keys page (browser)', () => {
     const dialog = page.getByRole('dialog', { name: 'Revoke this API key?' });
     await dialog.getByText(`old ci ${XSS.img}`).waitFor();
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
     expect((await keys()).find((k) => k.id === victim.id)?.revokedAt).toBeNull();
 
     await rowOf(page, victim.id)

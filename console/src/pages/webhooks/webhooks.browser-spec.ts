@@ -206,6 +206,7 @@ describe('console Webhooks pages (browser)', () => {
     await page.getByRole('button', { name: 'Delete webhook' }).click();
     const dialog = page.getByRole('dialog', { name: 'Delete this webhook?' });
     await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await dialog.waitFor({ state: 'hidden' });
     const still = await http.get('/v1/webhooks').set('x-api-key', ws.key);
     expect((still.body.data as { id: string }[]).some((h) => h.id === hookId)).toBe(true);
 

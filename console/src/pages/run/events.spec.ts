@@ -1,11 +1,19 @@
+import { RUN_EVENT_TYPES as SERVICE_EVENT_TYPES } from '../../../../src/queue/run-events';
 import {
   eventStepName,
   filterEvents,
   isFailureEvent,
   mergeEvents,
   presentTypes,
+  RUN_EVENT_TYPES,
   statusAfterEvent,
 } from './events';
+
+// The stream names each message by its type (`event:`), and EventSource delivers only the types it
+// listens to: a type the service records but the console does not list would be dropped silently.
+it('listens to every event type the service records', () => {
+  expect([...RUN_EVENT_TYPES].sort()).toEqual([...SERVICE_EVENT_TYPES].sort());
+});
 
 const ev = (id: string, eventType: string, payload: Record<string, unknown> = {}) => ({
   id,

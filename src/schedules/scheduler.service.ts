@@ -140,6 +140,18 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
           skipped.push(0);
           continue;
         }
+        let runActive = row.run_active === true;
+        let bufferedFireAt = row.buffered_fire_at;
+        let startedFire: Date | null = null;
+        // A remembered fire whose run has ended goes first: it is older than the one due now, which
+        // then meets a run going (and is remembered in its place, under buffer_one).
+        if (bufferedFireAt && !runActive) {
+          const run = await this.start(client, row, bufferedFireAt);
+          if (run) started.push(run);
+          startedFire = bufferedFireAt;
+          bufferedFireAt = null;
+          runActive = true;
+        }
         const plan = planFire(
           cron,
           {
@@ -147,12 +159,11 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
             dueAt: row.due_at,
             catchupWindowMs: Number(row.catchup_window_ms),
             overlapPolicy: row.overlap_policy,
-            bufferedFireAt: row.buffered_fire_at,
-            runActive: row.run_active === true,
+            bufferedFireAt,
+            runActive,
           },
           now,
         );
-        let startedFire: Date | null = null;
         if (plan.start) {
           const run = await this.start(client, row, plan.start);
           if (run) started.push(run);

@@ -358,6 +358,12 @@ describe('schedules', () => {
       expect(again.status).toBe(404);
       // The runs keep their schedule id.
       expect((await scheduleRuns(t.http, a.key, s.id)).map((r) => r.id)).toEqual([run.id]);
+      // A malformed filter matches no run; another workspace sees none of them.
+      const malformed = await t.http
+        .get('/v1/workflow-runs?scheduleId=not-a-uuid')
+        .set('x-api-key', a.key);
+      expect((malformed.body as Page<Run>).meta.total).toBe(0);
+      expect(await scheduleRuns(t.http, b.key, s.id)).toEqual([]);
     });
   });
 

@@ -10,6 +10,7 @@ import type {
   Schedule,
 } from '../client';
 import { TaskHandler, type TaskHandlerContext } from '../src/handlers/task-handler';
+import { jitterFor } from '../src/schedules/cron';
 import { SchedulerClock } from '../src/schedules/scheduler-clock';
 import { createTestApp, type TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
@@ -602,6 +603,26 @@ describe('schedules', () => {
       expect(read.lastFiredAt).toBe(fire);
       expect(read.nextFireTimes[0]).toBe(s.nextFireTimes[1]);
       expect(read.skippedFires).toBe(0);
+      await c.http.delete(`/v1/schedules/${s.id}`).set('x-api-key', ws.key);
+    });
+
+    it('starts a jittered fire at its delayed time, keyed by the fire time itself', async () => {
+      const jitterMs = HOUR;
+      const s = await createSchedule(c.http, ws.key, {
+        definitionId: def,
+        cron: '0 0 4 * * *',
+        jitterMs,
+      });
+      const fire = s.nextFireTimes[0];
+      const delay = jitterFor(s.id, new Date(fire), jitterMs);
+      const clock = c.app.get(SchedulerClock);
+      clock.shift(new Date(fire).getTime() + delay - clock.now().getTime());
+      const [run] = await waitFor('the run of the jittered fire', async () => {
+        const found = await scheduleRuns(c.http, ws.key, s.id);
+        return found.length > 0 ? found : undefined;
+      });
+      expect(run.idempotencyKey).toBe(`schedule:${s.id}:${fire}`);
+      expect((await getSchedule(c.http, ws.key, s.id)).lastFiredAt).toBe(fire);
       await c.http.delete(`/v1/schedules/${s.id}`).set('x-api-key', ws.key);
     });
 

@@ -12,6 +12,7 @@ function due(overrides: Partial<DueSchedule> = {}): DueSchedule {
     overlapPolicy: 'skip',
     bufferedFireAt: null,
     runActive: false,
+    jitter: () => 0,
     ...overrides,
   };
 }
@@ -54,6 +55,16 @@ describe('planFire', () => {
       skipped: 7,
       next: at('10:08:00'),
     });
+  });
+
+  it('after a gap measures the latest fire from its jittered due time', () => {
+    const plan = planFire(
+      minutely,
+      due({ catchupWindowMs: 10_000, jitter: () => 25_000 }),
+      at('10:07:30'),
+    );
+    expect(plan.start).toEqual(at('10:07:00'));
+    expect(plan.skipped).toBe(7);
   });
 
   it('after a gap longer than the window skips every missed fire', () => {

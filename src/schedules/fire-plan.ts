@@ -24,6 +24,8 @@ export interface DueSchedule {
   bufferedFireAt: Date | null;
   /** A run of this schedule is not terminal yet. */
   runActive: boolean;
+  /** The jitter of a fire time (jitterFor with the schedule's id and jitterMs). */
+  jitter: (fire: Date) => number;
 }
 
 /** What one claim of a due schedule does, applied in the claim's transaction. */
@@ -44,7 +46,7 @@ export interface FirePlan {
  * - On time (due at most LATE_FIRE_GRACE_MS ago): this fire; the next is the one after it, which may
  *   itself be due already (it is claimed next, so a backlog starts every fire in order).
  * - Late (every replica was down): only the latest fire at or before `now` may start, once, and only
- *   if it lies within `catchupWindowMs`; the ones before it are counted as skipped. The next fire is
+ *   if it became due (its time plus its jitter) within `catchupWindowMs`; the ones before it are counted as skipped. The next fire is
  *   the first after `now`.
  * - Then the overlap policy, while a run of the schedule is still going: `skip` passes the fire over,
  *   `buffer_one` remembers it unless a fire is remembered already (then it is passed over), `allow`
@@ -60,7 +62,8 @@ export function planFire(cron: CronSchedule, s: DueSchedule, now: Date): FirePla
   } else {
     const latest = cron.latestAtOrBefore(now) ?? s.nextFireAt;
     skipped = countBetween(cron, s.nextFireAt, latest);
-    if (now.getTime() - latest.getTime() <= s.catchupWindowMs) {
+    // Measured from when the fire became due, as on time: a jittered fire is not older for it.
+    if (now.getTime() - latest.getTime() - s.jitter(latest) <= s.catchupWindowMs) {
       fire = latest;
     } else {
       fire = null;

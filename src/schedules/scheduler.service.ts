@@ -161,6 +161,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
             overlapPolicy: row.overlap_policy,
             bufferedFireAt,
             runActive,
+            jitter: (fire) => jitterFor(row.id, fire, row.jitter_ms),
           },
           now,
         );

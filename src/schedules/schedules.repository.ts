@@ -45,11 +45,15 @@ export interface ScheduleFields {
 export class SchedulesRepository {
   constructor(private readonly db: Database) {}
 
-  /** Inserts unless the workspace holds `limit` schedules, or the definition is not the workspace's. */
+  /**
+   * Inserts unless the workspace holds `limit` schedules, or the definition is not the workspace's.
+   * `timing` gives the first fire from the new schedule's id (its jitter depends on it).
+   */
   insert(
     workspaceId: string,
     definitionId: string,
-    f: ScheduleFields,
+    fields: Omit<ScheduleFields, 'nextFireAt' | 'dueAt'>,
+    timing: (id: string) => Pick<ScheduleFields, 'nextFireAt' | 'dueAt'>,
     limit: number,
   ): Promise<ScheduleRow | 'limit' | 'no-definition'> {
     return this.db.transaction(async (client) => {
@@ -58,6 +62,8 @@ export class SchedulesRepository {
       await client.query(SQL.LOCK_WORKSPACE, [workspaceId]);
       const count = await client.query<{ n: number }>(SQL.COUNT_SCHEDULES, [workspaceId]);
       if (count.rows[0].n >= limit) return 'limit';
+      const { id } = (await client.query<{ id: string }>(SQL.NEW_SCHEDULE_ID)).rows[0];
+      const f = { ...fields, ...timing(id) };
       const res = await client.query<ScheduleRow>(SQL.INSERT_SCHEDULE, [
         workspaceId,
         definitionId,
@@ -71,6 +77,7 @@ export class SchedulesRepository {
         f.paused,
         f.nextFireAt,
         f.dueAt,
+        id,
       ]);
       return res.rows[0];
     });

@@ -28,16 +28,14 @@ import { SchedulesRepository, type ScheduleFields, type ScheduleRow } from './sc
 /** The fire after `now` and its jitter-delayed due time; none while paused. */
 function firstFire(
   cron: CronSchedule,
-  id: string | undefined,
+  id: string,
   jitterMs: number,
   paused: boolean,
   now: Date,
 ): { nextFireAt: Date | null; dueAt: Date | null } {
   const next = paused ? null : cron.next(now);
   if (!next) return { nextFireAt: null, dueAt: null };
-  // A new schedule has no id yet: its first fire is due on time, the later ones jittered.
-  const jitter = id === undefined ? 0 : jitterFor(id, next, jitterMs);
-  return { nextFireAt: next, dueAt: new Date(next.getTime() + jitter) };
+  return { nextFireAt: next, dueAt: new Date(next.getTime() + jitterFor(id, next, jitterMs)) };
 }
 
 function compile(cronText: string, timezone: string, now: Date): CronSchedule {
@@ -79,8 +77,8 @@ export class SchedulesService {
         catchupWindowMs: dto.catchupWindowMs ?? DEFAULT_CATCHUP_WINDOW_MS,
         jitterMs,
         paused,
-        ...firstFire(cron, undefined, jitterMs, paused, now),
       },
+      (id) => firstFire(cron, id, jitterMs, paused, now),
       limit,
     );
     if (row === 'no-definition') throw unknownDefinition();

@@ -20,10 +20,13 @@ export const COUNT_SCHEDULES = `SELECT count(*)::int AS n FROM schedules WHERE w
 export const DEFINITION_EXISTS = `
   SELECT 1 FROM workflow_definitions WHERE workspace_id = $1 AND id = $2`;
 
+/** A new schedule's id, taken before the insert: its first fire's jitter is derived from it. */
+export const NEW_SCHEDULE_ID = `SELECT uuid_v7() AS id`;
+
 export const INSERT_SCHEDULE = `
-  INSERT INTO schedules (workspace_id, definition_id, name, cron, timezone, input, overlap_policy,
-                         catchup_window_ms, jitter_ms, paused, next_fire_at, due_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+  INSERT INTO schedules (id, workspace_id, definition_id, name, cron, timezone, input,
+                         overlap_policy, catchup_window_ms, jitter_ms, paused, next_fire_at, due_at)
+  VALUES ($13, $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
   RETURNING ${SCHEDULE_COLUMNS}`;
 
 export const GET_SCHEDULE = `

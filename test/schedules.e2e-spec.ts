@@ -16,6 +16,7 @@ import { createTestApp, type TestApp } from './support/app';
 import { createTestDatabase } from './support/database';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import { ISO_MS, UUID } from './support/formats';
+import { parseExposition } from './support/prometheus';
 import { waitFor } from './support/wait';
 import { createDefinition, runEvents, startRun, waitForRun } from './support/workflows';
 
@@ -389,6 +390,13 @@ describe('schedules', () => {
       expect(done.scheduleId).toBe(s.id);
       const events = await runEvents(t.http, a.key, runs[0].id);
       expect(events[0].eventType).toBe('WORKFLOW_STARTED');
+      const metrics = parseExposition((await t.http.get('/metrics')).text);
+      expect(
+        metrics.value('orchestrator_schedule_fires_total', { outcome: 'started' }),
+      ).toBeGreaterThanOrEqual(3);
+      expect(
+        metrics.value('orchestrator_schedule_fire_delay_seconds_count'),
+      ).toBeGreaterThanOrEqual(3);
       const read = await getSchedule(t.http, a.key, s.id);
       expect(read.lastFiredAt).not.toBeNull();
       expect(new Date(read.lastFiredAt!).getTime()).toBeGreaterThanOrEqual(
@@ -447,6 +455,10 @@ describe('schedules', () => {
         return read.skippedFires >= 2 ? read : undefined;
       });
       expect((await scheduleRuns(t.http, a.key, s.id)).map((r) => r.id)).toEqual([first.id]);
+      const metrics = parseExposition((await t.http.get('/metrics')).text);
+      expect(
+        metrics.value('orchestrator_schedule_fires_total', { outcome: 'skipped' }),
+      ).toBeGreaterThanOrEqual(2);
       await cancelAll(t.http, a.key, [first]);
       const runs = await waitFor('a run after the first ended', async () => {
         const found = await scheduleRuns(t.http, a.key, s.id);

@@ -10,6 +10,7 @@ import type { PoolClient } from 'pg';
 import { CoalescedTask } from '../common/coalesced-task';
 import { Database } from '../common/database';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import { RunQueue } from '../queue/run-queue';
 import { CronSchedule, fireIdempotencyKey, jitterFor } from './cron';
 import { planFire, type OverlapPolicy } from './fire-plan';
@@ -60,6 +61,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
     private readonly queue: RunQueue,
     private readonly clock: SchedulerClock,
     private readonly scheduler: SchedulerRegistry,
+    private readonly metrics: Metrics,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -114,6 +116,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
   private async claimDue(): Promise<{ claimed: number; stillDue: boolean }> {
     const now = this.clock.now();
     const started: Started[] = [];
+    const delays: number[] = [];
     let skippedTotal = 0;
     const result = await this.db.transaction(async (client) => {
       const rows = (
@@ -169,6 +172,10 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
           const run = await this.start(client, row, plan.start);
           if (run) started.push(run);
           startedFire = plan.start;
+          // The delay of fires on time; a caught-up fire's would measure the outage.
+          if (plan.start.getTime() === row.next_fire_at.getTime()) {
+            delays.push((now.getTime() - row.due_at.getTime()) / 1000);
+          }
         }
         const due =
           plan.next && new Date(plan.next.getTime() + jitterFor(row.id, plan.next, row.jitter_ms));
@@ -187,6 +194,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       return { claimed: rows.length, stillDue };
     });
     this.reportStarted(started);
+    this.metrics.scheduleFired(started.length, skippedTotal, delays);
     if (skippedTotal > 0) {
       this.logger.log(`${skippedTotal} schedule fire(s) skipped (overlap policy or missed)`);
     }
@@ -213,6 +221,7 @@ export class SchedulerService implements OnApplicationBootstrap, BeforeApplicati
       return rows.length;
     });
     this.reportStarted(started);
+    this.metrics.scheduleFired(started.length, 0, []);
     return claimed;
   }
 

@@ -38,6 +38,14 @@ const ENV = {
   EXECUTOR_CONCURRENCY: '8',
 };
 const HOUR = 3600_000;
+/** Schedules due at once in the two-replica claim test, and the workspace limit of that app. */
+const MANY = 40;
+
+/** Sets a process's scheduler time to `at` (forward only, as time goes). */
+function moveClock(app: TestApp, at: number): void {
+  const clock = app.app.get(SchedulerClock);
+  clock.shift(at - clock.now().getTime());
+}
 
 async function createSchedule(
   http: TestAgent,
@@ -578,7 +586,10 @@ describe('schedules', () => {
 
     beforeAll(async () => {
       databaseUrl = await createTestDatabase();
-      c = await createTestApp({ ...ENV, MAX_SCHEDULES_PER_WORKSPACE: '4' }, { databaseUrl });
+      c = await createTestApp(
+        { ...ENV, MAX_SCHEDULES_PER_WORKSPACE: String(MANY) },
+        { databaseUrl },
+      );
       ws = await createWorkspaceWithKey(c.http);
       def = await createDefinition(c.http, ws.key, [{ type: 'task', name: 'w', handler: 'noop' }]);
     });
@@ -638,9 +649,74 @@ describe('schedules', () => {
       await c.http.delete(`/v1/schedules/${s.id}`).set('x-api-key', ws.key);
     });
 
+    it('follows the zone across the spring-forward night: a time in the gap fires once, just after it', async () => {
+      // Berlin's clocks go from 02:00 CET to 03:00 CEST on 28 March 2027: 02:30 does not exist.
+      moveClock(c, Date.parse('2027-03-26T12:00:00.000Z'));
+      const s = await createSchedule(c.http, ws.key, {
+        definitionId: def,
+        cron: '30 2 * * *',
+        timezone: 'Europe/Berlin',
+      });
+      expect(s.nextFireTimes.slice(0, 3)).toEqual([
+        '2027-03-27T01:30:00.000Z',
+        '2027-03-28T01:00:00.000Z',
+        '2027-03-29T00:30:00.000Z',
+      ]);
+      moveClock(c, Date.parse('2027-03-28T01:00:00.500Z'));
+      const runs = await waitFor('the runs of two fires', async () => {
+        const read = await getSchedule(c.http, ws.key, s.id);
+        return read.nextFireTimes[0] === '2027-03-29T00:30:00.000Z'
+          ? await scheduleRuns(c.http, ws.key, s.id)
+          : undefined;
+      });
+      // The fire of the 27th was missed by far more than the catch-up window: only the 28th's started.
+      expect(runs.map((r) => r.idempotencyKey)).toEqual([
+        `schedule:${s.id}:2027-03-28T01:00:00.000Z`,
+      ]);
+      await c.http.delete(`/v1/schedules/${s.id}`).set('x-api-key', ws.key);
+    });
+
+    it('two replicas claiming many schedules due at once start exactly one run each', async () => {
+      const replica = await createTestApp(ENV, { databaseUrl });
+      try {
+        const made: Schedule[] = [];
+        for (let i = 0; i < MANY; i++) {
+          made.push(
+            await createSchedule(c.http, ws.key, {
+              definitionId: def,
+              cron: '0 0 5 * * *',
+              overlapPolicy: 'allow',
+            }),
+          );
+        }
+        const fire = made[0].nextFireTimes[0];
+        expect(new Set(made.map((s) => s.nextFireTimes[0]))).toEqual(new Set([fire]));
+        const at = Date.parse(fire) + 200;
+        moveClock(replica, at);
+        moveClock(c, at);
+        await waitFor('every schedule advanced past its fire', async () => {
+          const page = await c.http.get('/v1/schedules?pageSize=100').set('x-api-key', ws.key);
+          const all = (page.body as Page<Schedule>).data;
+          return all.every((s) => s.lastFiredAt === fire) ? true : undefined;
+        });
+        const keys = await c.sql<{ key: string; n: number }>(
+          `SELECT idempotency_key AS key, count(*)::int AS n FROM workflow_runs
+           WHERE schedule_id = ANY($1::uuid[]) GROUP BY idempotency_key`,
+          [made.map((m) => m.id)],
+        );
+        expect(keys.map((k) => k.key).sort()).toEqual(
+          made.map((s) => `schedule:${s.id}:${fire}`).sort(),
+        );
+        expect(keys.every((k) => k.n === 1)).toBe(true);
+        for (const s of made) await c.http.delete(`/v1/schedules/${s.id}`).set('x-api-key', ws.key);
+      } finally {
+        await replica.close();
+      }
+    });
+
     it('refuses a schedule past MAX_SCHEDULES_PER_WORKSPACE with 409', async () => {
       const made: Schedule[] = [];
-      for (let i = 0; i < 4; i++) {
+      for (let i = 0; i < MANY; i++) {
         made.push(await createSchedule(c.http, ws.key, { definitionId: def, cron: '0 0 1 1 *' }));
       }
       const res = await c.http

@@ -505,6 +505,15 @@ describe('schedules', () => {
         return found.length >= 2 ? found : undefined;
       });
       expect(fireTime(runs[1], s.id)).toBe(buffered.bufferedFireAt);
+      // While the second run holds, a fire is remembered again; leaving buffer_one forgets it.
+      await waitFor('a fire remembered behind the second run', async () => {
+        const read = await getSchedule(t.http, a.key, s.id);
+        return read.bufferedFireAt !== null && read.bufferedFireAt !== buffered.bufferedFireAt
+          ? read
+          : undefined;
+      });
+      const switched = await patchSchedule(t.http, a.key, s.id, { overlapPolicy: 'skip' });
+      expect(switched.bufferedFireAt).toBeNull();
       await patchSchedule(t.http, a.key, s.id, { paused: true });
       await cancelAll(t.http, a.key, await scheduleRuns(t.http, a.key, s.id));
     });

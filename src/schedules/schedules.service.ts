@@ -149,8 +149,10 @@ export class SchedulesService {
         dto.jitterMs !== undefined ||
         paused !== current.paused;
       if (retimed) Object.assign(fields, firstFire(cron, id, jitterMs, paused, now));
-      // A pause forgets buffer_one's remembered fire, as it forgets every fire until the resume.
-      const bufferedFireAt = paused ? null : current.buffered_fire_at;
+      // A pause forgets buffer_one's remembered fire, as it forgets every fire until the resume; so
+      // does a change to another policy.
+      const keepBuffered = !paused && fields.overlapPolicy === 'buffer_one';
+      const bufferedFireAt = keepBuffered ? current.buffered_fire_at : null;
       return { ...fields, bufferedFireAt };
     });
     if (!row) throw new NotFoundError('schedule');

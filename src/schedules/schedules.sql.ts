@@ -91,13 +91,13 @@ export const CLAIM_BUFFERED = `
 
 /**
  * Advances the claimed schedules in one statement: $1 ids, $2 next fire times, $3 their due times
- * (with jitter), $4 the buffered fires, $5 the fire started now (null: none; last_fired_at keeps its
- * value), $6 the fires passed over.
+ * (with jitter), $4 the buffered fires, $5 the fire started now (null: none; last_fired_at never
+ * moves back, GREATEST ignoring nulls), $6 the fires passed over.
  */
 export const ADVANCE = `
   UPDATE schedules s SET next_fire_at = a.next_fire_at, due_at = a.due_at,
          buffered_fire_at = a.buffered_fire_at,
-         last_fired_at = COALESCE(a.fired_at, s.last_fired_at),
+         last_fired_at = GREATEST(s.last_fired_at, a.fired_at),
          skipped_fires = s.skipped_fires + a.skipped
   FROM unnest($1::uuid[], $2::timestamptz[], $3::timestamptz[], $4::timestamptz[],
               $5::timestamptz[], $6::int[])

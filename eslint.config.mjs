@@ -18,7 +18,8 @@ const SRC_FOLDERS = readdirSync(new URL('./src', import.meta.url), { withFileTyp
  */
 const LAYERS = [
   ['sessions'],
-  ['step-types', 'console'],
+  // schedules sits above runs: "trigger now" starts a run through RunsService and answers its RunDto.
+  ['step-types', 'console', 'schedules'],
   ['approvals', 'llm', 'runs', 'webhooks', 'rate-limit', 'executor'],
   ['costs', 'definitions', 'api-keys', 'health', 'workspaces', 'handlers'],
   ['expressions'],

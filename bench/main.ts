@@ -38,6 +38,7 @@ import { explainPlans, insertRuns, scaleQueries, type QueryLatency } from './sce
 import { endToEnd, executionOnly, type Target } from './scenarios/throughput';
 import { openStreams, STREAMS, type OpenStreams, type StreamsResult } from './scenarios/streams';
 import { THREE_TRANSFORM_STEPS, type TransformResult } from './scenarios/transform';
+import { SCHEDULES, schedulesDueTogether, type SchedulesResult } from './scenarios/schedules';
 import {
   OBSERVABILITY_VARIANTS,
   startCollector,
@@ -59,7 +60,7 @@ const HELP = `npm run bench -- [flags]
   --scale=N             runs inserted with SQL for the scale scenario              1000000 [50000]
   --scale-samples=N     sequential requests per query in the scale scenario        200 [30]
   --pgbench-seconds=N   pgbench duration                                           15 [3]
-  --only=1,2,...        run only these scenarios (1-9; 2 includes pgbench)
+  --only=1,2,...        run only these scenarios (1-9, 11; 2 includes pgbench)
   --keep                keep the benchmark databases (default: dropped)
 
 Database: BENCH_DATABASE_URL, else PostgreSQL at 127.0.0.1:5432 (user postgres) when it answers,
@@ -98,7 +99,7 @@ function parseOptions(argv: string[]): BenchOptions {
     scaleSamples: num('scale-samples', 200, 30),
     pgbenchSeconds: num('pgbench-seconds', 15, 3),
     only: new Set(
-      (flags.get('only') ?? '1,2,3,4,5,6,7,8,9').split(',').map((s) => Number(s.trim())),
+      (flags.get('only') ?? '1,2,3,4,5,6,7,8,9,11').split(',').map((s) => Number(s.trim())),
     ),
     build: true,
     keepDatabases: flags.get('keep') === 'true',
@@ -195,6 +196,7 @@ interface Results {
   transform?: TransformResult;
   observability?: ObservabilityResult;
   streams?: StreamsResult;
+  schedules?: SchedulesResult;
 }
 
 async function scenarioThroughput(server: DatabaseServer, opts: BenchOptions, r: Results) {
@@ -409,6 +411,26 @@ const PEERS: Array<{
       'concurrentJobs 24, maxPoolSize 25, localQueue.size 500, completeJobBatchDelay 0, failJobBatchDelay 0',
   },
 ];
+
+/** Scenario 11: SCHEDULES schedules due in the same second (see scenarios/schedules.ts). */
+async function scenarioSchedules(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(`scenario 11: ${SCHEDULES} schedules due in the same second`);
+  const s = await stage(server, 'schedules', opts, [
+    { type: 'task', name: 'only', handler: 'noop' },
+  ]);
+  try {
+    const { baseUrl } = s.svc;
+    const { apiKey, definitionId } = s.target;
+    r.schedules = await schedulesDueTogether(baseUrl, apiKey, definitionId, s.sql, opts.inFlight);
+    log(
+      `scenario 11: last run created ${r.schedules.createdLastMs.toFixed(0)} ms after the fire, ` +
+        `last started ${r.schedules.startedLastMs.toFixed(0)} ms, last completed ` +
+        `${r.schedules.completedLastMs.toFixed(0)} ms`,
+    );
+  } finally {
+    await s.close();
+  }
+}
 
 async function scenarioPeers(server: DatabaseServer, opts: BenchOptions, r: Results) {
   r.peers = {};
@@ -659,6 +681,18 @@ function table(r: Results): string {
       share >= 0.9,
     );
   }
+  if (r.schedules) {
+    const x = r.schedules;
+    add(
+      '11 schedules',
+      `${x.schedules} schedules due in the same second, 1-step noop (created in ${f(x.createSeconds, 1)} s)`,
+      `${x.runs} runs; created p50 ${f(x.createdP50Ms, 0)} ms, p99 ${f(x.createdP99Ms, 0)} ms, ` +
+        `last ${f(x.createdLastMs, 0)} ms after the fire; last WORKFLOW_STARTED ` +
+        `${f(x.startedLastMs, 0)} ms, last completed ${f(x.completedLastMs, 0)} ms`,
+      'all started within 5 s, one run each',
+      x.runs === x.schedules && x.startedLastMs < 5000,
+    );
+  }
   if (r.peers) {
     for (const [k, p] of Object.entries(r.peers)) {
       add(`2 ${k}`, '(a) submitted while running', tp(p.a));
@@ -800,6 +834,7 @@ async function main(): Promise<void> {
     if (opts.only.has(7)) await scenarioTransform(server, opts, results);
     if (opts.only.has(8)) await scenarioObservability(server, opts, results);
     if (opts.only.has(9)) await scenarioStreams(server, opts, results);
+    if (opts.only.has(11)) await scenarioSchedules(server, opts, results);
   } finally {
     if (!opts.keepDatabases) await dropAll();
     await server.stop();

@@ -309,6 +309,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List schedules, newest first, with pagination meta */
+        get: operations["SchedulesController_list"];
+        put?: never;
+        /**
+         * Create a schedule that starts runs of a definition on a cron expression
+         * @description A workspace holds at most MAX_SCHEDULES_PER_WORKSPACE (default 1000) schedules (409). An expression that does not parse, never fires or fires more than once a second, an unknown time zone and a definition not in the workspace are 400 naming the field.
+         */
+        post: operations["SchedulesController_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one schedule with its next fire times */
+        get: operations["SchedulesController_get"];
+        put?: never;
+        post?: never;
+        /** Delete a schedule; it starts no run afterwards. Its runs keep their scheduleId. */
+        delete: operations["SchedulesController_delete"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a schedule: pause or resume, cron, timezone, input, policies
+         * @description A change of cron, timezone or jitterMs, and a resume, compute the next fire from now; fires missed while paused are not caught up.
+         */
+        patch: operations["SchedulesController_update"];
+        trace?: never;
+    };
+    "/v1/schedules/{id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a run of the schedule now
+         * @description Starts a run with the schedule's definition and input at once, as POST /v1/workflow-runs would, whether the schedule is paused or a run of it is going; the run carries scheduleId. The schedule and its next fires are unchanged.
+         */
+        post: operations["SchedulesController_trigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/approval-requests": {
         parameters: {
             query?: never;
@@ -773,6 +836,11 @@ export interface components {
             idempotencyKey: string | null;
             /** @description Present in the single-run read only: the index of the step in progress, or of the last one executed once the run is terminal */
             currentStepIndex?: number;
+            /**
+             * Format: uuid
+             * @description The schedule that started the run; null for a run started through the API
+             */
+            scheduleId: string | null;
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -842,6 +910,122 @@ export interface components {
             startedAt: string | null;
             /** Format: date-time */
             completedAt: string | null;
+        };
+        ScheduleDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspaceId: string;
+            /** Format: uuid */
+            definitionId: string;
+            name: string | null;
+            /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first. Lists, ranges, steps and names (`MON-FRI`, `JAN`) as in crontab; `L`, `W` and `#` as croner reads them. Evaluated in `timezone`, DST included. Never more often than once a second. */
+            cron: string;
+            /** @description IANA time zone name (`Europe/Berlin`), answered as the runtime spells it */
+            timezone: string;
+            input: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description While a run this schedule started is not finished: `skip` passes fires over, `buffer_one` remembers one fire and starts it when the run ends (further fires are passed over), `allow` starts every fire
+             * @enum {string}
+             */
+            overlapPolicy: "skip" | "buffer_one" | "allow";
+            /** @description After every replica was down: the latest missed fire starts once if it is at most this old (older missed fires are counted in skippedFires). A fire is never missed less than 10 s late. */
+            catchupWindowMs: number;
+            /** @description Each fire starts up to this much later, by a delay fixed per fire (the same on every replica) */
+            jitterMs: number;
+            paused: boolean;
+            /** @description The next 5 fire times (ISO UTC, before jitter); empty while paused or when the expression fires no more */
+            nextFireTimes: string[];
+            /**
+             * Format: date-time
+             * @description The fire time of the latest run the schedule started (trigger now not included)
+             */
+            lastFiredAt: string | null;
+            /**
+             * Format: date-time
+             * @description A fire buffer_one holds until the running run ends
+             */
+            bufferedFireAt: string | null;
+            /** @description Fires that started no run: refused by the overlap policy, or missed beyond the catch-up window (counted up to 1000 per outage) */
+            skippedFires: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CreateScheduleDto: {
+            /** Format: uuid */
+            definitionId: string;
+            /** @example nightly batch */
+            name?: string;
+            /**
+             * @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first. Lists, ranges, steps and names (`MON-FRI`, `JAN`) as in crontab; `L`, `W` and `#` as croner reads them. Evaluated in `timezone`, DST included. Never more often than once a second.
+             * @example 0 2 * * *
+             */
+            cron: string;
+            /**
+             * @description IANA time zone name (`Europe/Berlin`), answered as the runtime spells it
+             * @default UTC
+             */
+            timezone?: string;
+            /**
+             * @description The input of every run the schedule starts: any JSON object, kept exactly as given; at most MAX_RUN_INPUT_BYTES (default 262144) UTF-8 bytes of JSON, 413 otherwise
+             * @default {}
+             */
+            input?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description While a run this schedule started is not finished: `skip` passes fires over, `buffer_one` remembers one fire and starts it when the run ends (further fires are passed over), `allow` starts every fire
+             * @default skip
+             * @enum {string}
+             */
+            overlapPolicy?: "skip" | "buffer_one" | "allow";
+            /**
+             * @description After every replica was down: the latest missed fire starts once if it is at most this old (older missed fires are counted in skippedFires). A fire is never missed less than 10 s late.
+             * @default 60000
+             */
+            catchupWindowMs?: number;
+            /**
+             * @description A paused schedule starts no runs
+             * @default false
+             */
+            paused?: boolean;
+            /**
+             * @description Each fire starts up to this much later, by a delay fixed per fire (the same on every replica)
+             * @default 0
+             */
+            jitterMs?: number;
+        };
+        UpdateScheduleDto: {
+            name?: string | null;
+            /** @description Cron expression: 5 fields (minute hour day-of-month month day-of-week), or 6 with seconds first. Lists, ranges, steps and names (`MON-FRI`, `JAN`) as in crontab; `L`, `W` and `#` as croner reads them. Evaluated in `timezone`, DST included. Never more often than once a second. */
+            cron?: string;
+            /** @description IANA time zone name (`Europe/Berlin`), answered as the runtime spells it */
+            timezone?: string;
+            /** @description The input of every run the schedule starts: any JSON object, kept exactly as given; at most MAX_RUN_INPUT_BYTES (default 262144) UTF-8 bytes of JSON, 413 otherwise */
+            input?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description While a run this schedule started is not finished: `skip` passes fires over, `buffer_one` remembers one fire and starts it when the run ends (further fires are passed over), `allow` starts every fire
+             * @enum {string}
+             */
+            overlapPolicy?: "skip" | "buffer_one" | "allow";
+            /** @description After every replica was down: the latest missed fire starts once if it is at most this old (older missed fires are counted in skippedFires). A fire is never missed less than 10 s late. */
+            catchupWindowMs?: number;
+            /** @description true pauses the schedule; false resumes it */
+            paused?: boolean;
+            /** @description Each fire starts up to this much later, by a delay fixed per fire (the same on every replica) */
+            jitterMs?: number;
+        };
+        DeletedScheduleDto: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {boolean} */
+            deleted: true;
         };
         ApprovalRequestDto: {
             /** Format: uuid */
@@ -2027,6 +2211,8 @@ export interface operations {
                 pageSize?: number;
                 status?: "PENDING" | "RUNNING" | "WAITING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED";
                 definitionId?: string;
+                /** @description Only runs started by this schedule */
+                scheduleId?: string;
                 /** @description Only runs created at or after this time (ISO 8601 date, midnight UTC, or timestamp with a zone) */
                 createdFrom?: string;
                 /** @description Only runs created before this time (exclusive); must be after createdFrom */
@@ -2822,6 +3008,551 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: absent or in another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SchedulesController_list: {
+        parameters: {
+            query?: {
+                page?: number;
+                pageSize?: number;
+                /** @description Only the schedules of this definition */
+                definitionId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of results */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ScheduleDto"][];
+                        meta: components["schemas"]["PageMeta"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SchedulesController_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateScheduleDto"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ScheduleDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body whose Content-Type is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SchedulesController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ScheduleDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: absent or in another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SchedulesController_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["DeletedScheduleDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: absent or in another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SchedulesController_update: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateScheduleDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["ScheduleDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: absent or in another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body whose Content-Type is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    SchedulesController_trigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["RunDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */

@@ -12,6 +12,7 @@ import { DefinitionsModule } from './definitions/definitions.module';
 import { ExecutorModule } from './executor/executor.module';
 import { HandlersModule } from './handlers/handlers.module';
 import { RunsModule } from './runs/runs.module';
+import { SchedulesModule } from './schedules/schedules.module';
 import { BUILTIN_STEP_TYPES } from './step-types/builtin-step-types';
 import { StepTypesModule } from './steps/step-types.module';
 import { DatabaseModule } from './common/database';
@@ -73,6 +74,7 @@ export class AppModule {
         ApiKeysModule,
         DefinitionsModule,
         RunsModule,
+        SchedulesModule,
         HandlersModule,
         StepTypesModule.register(BUILTIN_STEP_TYPES),
         ExecutorModule,

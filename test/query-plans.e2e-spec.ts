@@ -7,6 +7,7 @@ import {
   RUN_STEPS,
   runListStatements,
 } from '../src/runs/runs.repository';
+import * as SCHEDULE_SQL from '../src/schedules/schedules.sql';
 import * as SENDER_SQL from '../src/webhooks/webhook-sender.sql';
 import { fileDatabaseUrl } from './support/database';
 
@@ -200,6 +201,40 @@ describe('query plans of the hot paths', () => {
       const index = filter.status ? 'workflow_runs_status_idx' : 'workflow_runs_list_idx';
       expectIndex(await plan(count.text, count.values), 'workflow_runs', index);
     }
+  });
+
+  it('claims due schedules through their partial index, probing running runs by index', async () => {
+    const def = await db.query<{ id: string }>(
+      `SELECT id FROM workflow_definitions WHERE workspace_id = $1 LIMIT 1`,
+      [workspaceId],
+    );
+    // 5,000 schedules due in the coming day, one paused in ten, and 5,000 finished runs of the first.
+    const schedules = await db.query<{ id: string }>(
+      `INSERT INTO schedules (workspace_id, definition_id, cron, timezone, overlap_policy,
+                              catchup_window_ms, paused, next_fire_at, due_at)
+       SELECT $1, $2, '* * * * *', 'UTC', 'skip', 60000, g % 10 = 0,
+              now() + (g || ' seconds')::interval, now() + (g || ' seconds')::interval
+       FROM generate_series(1, 5000) g RETURNING id`,
+      [workspaceId, def.rows[0].id],
+    );
+    const scheduleId = schedules.rows[0].id;
+    await db.query(
+      `UPDATE workflow_runs SET schedule_id = $1
+       WHERE id IN (SELECT id FROM workflow_runs WHERE workspace_id = $2 LIMIT 5000)`,
+      [scheduleId, workspaceId],
+    );
+    await db.query('ANALYZE schedules');
+    await db.query('ANALYZE workflow_runs');
+    const due = await plan(SCHEDULE_SQL.CLAIM_DUE, [new Date(Date.now() + 60_000), 100]);
+    expectIndexes(
+      due,
+      ['schedules', 'workflow_runs'],
+      ['schedules_due_idx', 'workflow_runs_schedule_active_idx'],
+    );
+    const buffered = await plan(SCHEDULE_SQL.CLAIM_BUFFERED, [100]);
+    expectIndex(buffered, 'schedules', 'schedules_buffered_idx');
+    const { page } = runListStatements(workspaceId, { scheduleId }, 20, 40);
+    expectIndex(await plan(page.text, page.values), 'workflow_runs', 'workflow_runs_schedule_idx');
   });
 
   it("reads a run's events and step runs through their run indexes", async () => {

@@ -155,6 +155,7 @@ describe('workflow runs', () => {
           output: null,
           error: null,
           idempotencyKey: null,
+          scheduleId: null,
           currentStepIndex: 0,
           createdAt: expect.stringMatching(ISO_MS),
           updatedAt: expect.stringMatching(ISO_MS),
@@ -355,6 +356,7 @@ describe('workflow runs', () => {
         output: null,
         error: null,
         idempotencyKey: null,
+        scheduleId: null,
         createdAt: expect.stringMatching(ISO_MS),
         updatedAt: expect.stringMatching(ISO_MS),
       });
@@ -463,6 +465,7 @@ describe('workflow runs', () => {
           output: null,
           error: null,
           idempotencyKey: null,
+          scheduleId: null,
           currentStepIndex: 1,
           createdAt: expect.stringMatching(ISO_MS),
           updatedAt: expect.stringMatching(ISO_MS),

@@ -14,12 +14,21 @@ export function pgPool(db: DataSource): Pool {
 /** A pooled connection or a transaction's client: what a statement runs on. */
 export type Queryable = Pick<Pool | PoolClient, 'query'>;
 
+/**
+ * A checked-out client has no `error` listener (the pool removes its own while the client is lent),
+ * and node-postgres emits `error` when the server ends the session (a restart, pg_terminate_backend)
+ * even when a query of it rejects too. Unheard, that event would end the process; the transaction's
+ * query or COMMIT fails anyway, which is what its caller handles.
+ */
+const ignoreLentClientError = (): void => undefined;
+
 /** Runs `fn` in a transaction on one pooled connection; rolls back on any error. */
 export async function withTransaction<T>(
   pool: Pool,
   fn: (client: PoolClient) => Promise<T>,
 ): Promise<T> {
   const client = await pool.connect();
+  client.on('error', ignoreLentClientError);
   try {
     await client.query('BEGIN');
     const result = await fn(client);
@@ -29,6 +38,7 @@ export async function withTransaction<T>(
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
   } finally {
+    client.removeListener('error', ignoreLentClientError);
     client.release();
   }
 }

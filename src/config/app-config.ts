@@ -179,6 +179,25 @@ export class EnvironmentVariables {
   @Max(1000)
   WORKSPACE_MAX_CONCURRENT_STEPS = 0;
 
+  /** false: this process starts no scheduled runs (another replica's scheduler does). */
+  @Transform(toBool)
+  @IsBoolean()
+  SCHEDULER_ENABLED = true;
+
+  /** How often due schedules are looked for; a fire starts at most about this late. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(10)
+  @Max(60_000)
+  SCHEDULER_POLL_INTERVAL_MS = 500;
+
+  /** Schedules claimed per transaction: bounds how long one claim holds its row locks. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  SCHEDULER_BATCH_SIZE = 100;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @IsString()
@@ -323,6 +342,13 @@ export class EnvironmentVariables {
   @Min(1)
   MAX_DEFINITIONS_PER_WORKSPACE = 500;
 
+  /** Bounds the scheduler's work per workspace and the schedules list. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  MAX_SCHEDULES_PER_WORKSPACE = 1000;
+
   @Transform(toInt)
   @IsInt()
   @Min(1024)
@@ -444,6 +470,8 @@ export interface AppConfig {
     /** Steps one workspace may run at once in this process; unset: no limit. */
     workspaceMaxSteps?: number;
   };
+  /** The scheduler (src/schedules) that starts the runs of due schedules. */
+  scheduler: { enabled: boolean; pollIntervalMs: number; batchSize: number };
   /** The expression sandbox (src/expressions) that evaluates tenant JSONata. */
   expressions: { workers: number; timeoutMs: number; memoryMb: number; maxResultBytes: number };
   openai: { apiKey?: string; baseUrl: string };
@@ -527,6 +555,7 @@ export interface TracingConfig {
 /** Per-workspace storage limits; `*Bytes` count the UTF-8 bytes of the value's JSON. */
 export interface StorageLimits {
   definitionsPerWorkspace: number;
+  schedulesPerWorkspace: number;
   definitionBytes: number;
   runInputBytes: number;
   signalPayloadBytes: number;
@@ -744,6 +773,9 @@ export const CONFIG_VARIABLES = [
   'EXPRESSION_MEMORY_MB',
   'EXPRESSION_MAX_RESULT_BYTES',
   'WORKSPACE_MAX_CONCURRENT_STEPS',
+  'SCHEDULER_ENABLED',
+  'SCHEDULER_POLL_INTERVAL_MS',
+  'SCHEDULER_BATCH_SIZE',
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
   'ANTHROPIC_API_KEY',
@@ -770,6 +802,7 @@ export const CONFIG_VARIABLES = [
   'OTEL_TRACES_SAMPLER_ARG',
   'EXTENSION_MODULES',
   'MAX_DEFINITIONS_PER_WORKSPACE',
+  'MAX_SCHEDULES_PER_WORKSPACE',
   'MAX_DEFINITION_BYTES',
   'MAX_RUN_INPUT_BYTES',
   'MAX_SIGNAL_PAYLOAD_BYTES',
@@ -839,6 +872,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       stateMaxBytes: vars.RUN_STATE_MAX_BYTES,
       workspaceMaxSteps: vars.WORKSPACE_MAX_CONCURRENT_STEPS || undefined,
     },
+    scheduler: {
+      enabled: vars.SCHEDULER_ENABLED,
+      pollIntervalMs: vars.SCHEDULER_POLL_INTERVAL_MS,
+      batchSize: vars.SCHEDULER_BATCH_SIZE,
+    },
     expressions: {
       workers: vars.EXPRESSION_WORKERS,
       timeoutMs: vars.EXPRESSION_TIMEOUT_MS,
@@ -873,6 +911,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     extensionModules: extensionModules.length > 0 ? extensionModules : undefined,
     limits: {
       definitionsPerWorkspace: vars.MAX_DEFINITIONS_PER_WORKSPACE,
+      schedulesPerWorkspace: vars.MAX_SCHEDULES_PER_WORKSPACE,
       definitionBytes: vars.MAX_DEFINITION_BYTES,
       runInputBytes: vars.MAX_RUN_INPUT_BYTES,
       signalPayloadBytes: vars.MAX_SIGNAL_PAYLOAD_BYTES,

@@ -77,6 +77,8 @@ export class Metrics {
   private readonly llmTokens: Counter;
   private readonly llmCost: Counter;
   private readonly deliveries: Counter;
+  private readonly scheduleFires: Counter;
+  private readonly scheduleDelay: Histogram;
   private readonly httpDuration: Histogram;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
@@ -194,6 +196,20 @@ export class Metrics {
       labelNames: ['outcome'],
       registers,
     });
+    this.scheduleFires = new Counter({
+      name: name('schedule_fires_total'),
+      help:
+        'Schedule fires by outcome: started (a run created) or skipped (passed over by the overlap ' +
+        'policy, or missed beyond the catch-up window).',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.scheduleDelay = new Histogram({
+      name: name('schedule_fire_delay_seconds'),
+      help: 'From a fire becoming due (its time plus its jitter) to the scheduler creating its run.',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     this.httpDuration = new Histogram({
       name: name('http_request_duration_seconds'),
       help: 'HTTP requests of the API by method, route template and status.',
@@ -232,6 +248,14 @@ export class Metrics {
   stepExecuted(stepType: string, outcome: StepOutcomeLabel, seconds: number): void {
     if (!this.enabled) return;
     this.stepDuration.observe({ step_type: stepType, outcome }, seconds);
+  }
+
+  /** A scheduler claim's fires: runs started, fires passed over, and the on-time fires' delays. */
+  scheduleFired(started: number, skipped: number, delaysSeconds: number[]): void {
+    if (!this.enabled) return;
+    if (started > 0) this.scheduleFires.inc({ outcome: 'started' }, started);
+    if (skipped > 0) this.scheduleFires.inc({ outcome: 'skipped' }, skipped);
+    for (const d of delaysSeconds) this.scheduleDelay.observe(Math.max(0, d));
   }
 
   stepClaimed(stepType: string, delaySeconds: number): void {

@@ -453,13 +453,15 @@ export const NOTIFY_STEP_READY = `SELECT pg_notify('${STEP_READY_CHANNEL}', '')`
 
 /** The run columns the API answers with. */
 export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, output, error, idempotency_key,
-  current_step_index, created_at, updated_at`;
+  current_step_index, schedule_id, created_at, updated_at`;
 
 /**
  * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
  * now) inserted, the executors woken. Returns no row, having written nothing, when the definition is
  * not the workspace's or the idempotency key is already taken. $5 is the `traceparent` stored with the
- * run (null when there is none): the executor links the run's step spans to it.
+ * run (null when there is none): the executor links the run's step spans to it. $6 is the schedule
+ * that started the run (null for a run started through the API). The scheduler runs it inside its
+ * claim's transaction, so a fire's run and the schedule's advance commit together.
  */
 export const CREATE_RUN = `
   WITH def AS (
@@ -467,8 +469,8 @@ export const CREATE_RUN = `
     FROM workflow_definitions WHERE workspace_id = $1::uuid AND id = $2::uuid
   ), run AS (
     INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key,
-                               traceparent)
-    SELECT $1::uuid, $2::uuid, $3::jsonb, $3::jsonb, $4::varchar, $5::varchar FROM def
+                               traceparent, schedule_id)
+    SELECT $1::uuid, $2::uuid, $3::jsonb, $3::jsonb, $4::varchar, $5::varchar, $6::uuid FROM def
     ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
     RETURNING ${RUN_COLUMNS}
   ), first_step AS (
@@ -485,8 +487,9 @@ export const FIRST_STEP = `
 
 /** The slow path's insert: ON CONFLICT waits for a concurrent insert of the same key, then yields. */
 export const INSERT_RUN = `
-  INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key, traceparent)
-  VALUES ($1, $2, $3, $3, $4, $5)
+  INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key, traceparent,
+                             schedule_id)
+  VALUES ($1, $2, $3, $3, $4, $5, $6)
   ON CONFLICT (workspace_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
   RETURNING ${RUN_COLUMNS}`;
 

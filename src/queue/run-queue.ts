@@ -19,6 +19,8 @@ export interface RunRow {
   error: string | null;
   idempotency_key: string | null;
   current_step_index: number;
+  /** The schedule that started the run; null for a run started through the API. */
+  schedule_id: string | null;
   created_at: Date;
   updated_at: Date;
 }
@@ -63,6 +65,7 @@ export class RunQueue {
     input: Record<string, unknown>,
     idempotencyKey: string | undefined,
     traceparent: string | null = null,
+    scheduleId: string | null = null,
   ): Promise<{ run: RunRow; created: boolean } | undefined> {
     const values = [
       workspaceId,
@@ -70,6 +73,7 @@ export class RunQueue {
       JSON.stringify(input),
       idempotencyKey ?? null,
       traceparent,
+      scheduleId,
     ];
     const quick = await this.db.query<CreatedRow>(
       { name: 'runs_create', text: SQL.CREATE_RUN },
@@ -105,6 +109,40 @@ export class RunQueue {
     });
     if (result?.created && workflow !== undefined) this.metrics.runStarted(workspaceId, workflow);
     return result;
+  }
+
+  /**
+   * A scheduled fire's run, created on the scheduler's claim transaction (`client`) with create's
+   * one statement, so that the run and the schedule's advance commit or roll back together. No row
+   * when the idempotency key is taken (this fire's run exists already) or the definition is gone.
+   * Once the transaction has committed, the caller reports each created run with `reportStarted`.
+   */
+  async createScheduled(
+    client: Queryable,
+    fire: {
+      workspaceId: string;
+      definitionId: string;
+      input: Record<string, unknown>;
+      idempotencyKey: string;
+      scheduleId: string;
+    },
+  ): Promise<{ run: RunRow; workflow: string } | undefined> {
+    const res = await client.query<CreatedRow>({ name: 'runs_create', text: SQL.CREATE_RUN }, [
+      fire.workspaceId,
+      fire.definitionId,
+      JSON.stringify(fire.input),
+      fire.idempotencyKey,
+      null,
+      fire.scheduleId,
+    ]);
+    if (!res.rowCount) return undefined;
+    const { workflow, ...run } = res.rows[0];
+    return { run, workflow };
+  }
+
+  /** The run-start metric of a run `createScheduled` made, after its transaction committed. */
+  reportStarted(workspaceId: string, workflow: string): void {
+    this.metrics.runStarted(workspaceId, workflow);
   }
 
   /** PENDING, RUNNING, WAITING or PAUSED -> CANCELLED; in-flight steps are told through NOTIFY. */

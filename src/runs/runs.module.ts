@@ -10,6 +10,6 @@ import { RunsService } from './runs.service';
   imports: [DefinitionsModule, QueueModule],
   controllers: [RunsController],
   providers: [RunsService, RunsRepository, RunEventStreams],
-  exports: [RunsRepository],
+  exports: [RunsRepository, RunsService],
 })
 export class RunsModule {}

@@ -49,6 +49,7 @@ export interface Statement {
 export interface RunListFilter {
   status?: string;
   definitionId?: string;
+  scheduleId?: string;
   /** created_at >= createdFrom */
   createdFrom?: Date;
   /** created_at < createdTo */
@@ -70,6 +71,10 @@ export function runListStatements(
   if (filter.definitionId) {
     params.push(filter.definitionId);
     where.push(`definition_id = $${params.length}`);
+  }
+  if (filter.scheduleId) {
+    params.push(filter.scheduleId);
+    where.push(`schedule_id = $${params.length}`);
   }
   // A range on created_at, the column every list index orders by after its equality columns: the
   // index scan starts and stops at the bounds.

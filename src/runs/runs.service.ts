@@ -19,7 +19,7 @@ import { traceparentForRun } from '../tracing/spans';
 import { RunQueue, type RunRow, type TransitionResult } from '../queue/run-queue';
 import { RunsRepository, type EventRow } from './runs.repository';
 
-function toRunDto(row: RunRow, withStepIndex: boolean): RunDto {
+export function toRunDto(row: RunRow, withStepIndex: boolean): RunDto {
   const dto: RunDto = {
     id: row.id,
     workspaceId: row.workspace_id,
@@ -29,6 +29,7 @@ function toRunDto(row: RunRow, withStepIndex: boolean): RunDto {
     output: row.output,
     error: row.error,
     idempotencyKey: row.idempotency_key,
+    scheduleId: row.schedule_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -61,12 +62,14 @@ export class RunsService {
 
   /**
    * `traceparent` is the request's header: with tracing off, a well-formed one is stored with the run
-   * as is; with tracing on, the request's own span is (README "Tracing").
+   * as is; with tracing on, the request's own span is (README "Tracing"). `scheduleId`: the schedule
+   * whose "trigger now" starts the run.
    */
   async create(
     workspaceId: string,
     dto: CreateRunDto,
     traceparent?: string,
+    scheduleId?: string,
   ): Promise<{ run: RunDto; created: boolean }> {
     // Named in the body, not the path (so not IdPipe's): malformed, it names no definition either.
     if (!isUuid(dto.definitionId)) throw new NotFoundError('workflow definition');
@@ -78,6 +81,7 @@ export class RunsService {
       dto.input ?? {},
       dto.idempotencyKey,
       traceparentForRun(traceparent),
+      scheduleId ?? null,
     );
     if (!result) throw new NotFoundError('workflow definition');
     return { run: toRunDto(result.run, true), created: result.created };
@@ -90,12 +94,18 @@ export class RunsService {
       throw ValidationError.field('createdFrom', 'createdFrom must be before createdTo');
     }
     // A filter, not a path id: a malformed one matches no run, an empty page rather than a 404.
-    if (q.definitionId !== undefined && !isUuid(q.definitionId)) {
-      return new Paginated([], q.page, q.pageSize, 0);
+    for (const id of [q.definitionId, q.scheduleId]) {
+      if (id !== undefined && !isUuid(id)) return new Paginated([], q.page, q.pageSize, 0);
     }
     const { rows, total } = await this.runs.list(
       workspaceId,
-      { status: q.status, definitionId: q.definitionId, createdFrom, createdTo },
+      {
+        status: q.status,
+        definitionId: q.definitionId,
+        scheduleId: q.scheduleId,
+        createdFrom,
+        createdTo,
+      },
       q.pageSize,
       offsetOf(q),
     );

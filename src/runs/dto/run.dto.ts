@@ -47,6 +47,12 @@ export class ListRunsQueryDto extends PageQueryDto {
   @Length(1, 100)
   definitionId?: string;
 
+  @ApiPropertyOptional({ format: 'uuid', description: 'Only runs started by this schedule' })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  scheduleId?: string;
+
   @ApiPropertyOptional({
     format: 'date-time',
     description:
@@ -102,6 +108,13 @@ export class RunDto {
       'executed once the run is terminal',
   })
   currentStepIndex?: number;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'The schedule that started the run; null for a run started through the API',
+  })
+  scheduleId: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }

@@ -11,8 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `workflow_runs.schedule_id` names the schedule that started a run (null for runs started through the
  * API). No foreign key: deleting a schedule leaves its runs and their `scheduleId` as they were.
  */
-export class Schedules1763900009000 implements MigrationInterface {
-  name = 'Schedules1763900009000';
+export class Schedules1763900011000 implements MigrationInterface {
+  name = 'Schedules1763900011000';
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`

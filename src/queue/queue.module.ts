@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChildRuns } from './child-runs';
 import { RunQueue } from './run-queue';
 
 /**
@@ -6,5 +7,5 @@ import { RunQueue } from './run-queue';
  * events and the webhook outbox beside them. The API's transitions come through `RunQueue`; each
  * executor process builds its own `StepQueue` (its worker id and lease are fields of it).
  */
-@Module({ providers: [RunQueue], exports: [RunQueue] })
+@Module({ providers: [RunQueue, ChildRuns], exports: [RunQueue, ChildRuns] })
 export class QueueModule {}

@@ -234,6 +234,49 @@ export const INSERT_STEP = `
   FROM (SELECT $7::varchar AS status) s
   RETURNING id, started_at`;
 
+/** The signal type with which a child run's end wakes the `workflow` step waiting for it. */
+export const CHILD_RUN_FINISHED_SIGNAL = 'child_run.finished';
+
+/**
+ * `parents_woken`: wakes the `workflow` steps waiting for the runs of `ended` (a CTE of runs that just
+ * reached a terminal status, with their id, status, output, error, parent_step_run_id and
+ * parent_wait_attempt): each such step, still WAITING at the attempt that started the child, becomes
+ * due now with the child's end as its signal (wake reason `signal`), as a resume hands a signal to an
+ * external_event step. The parent's run row is not touched, nor locked: a run ending locks its own
+ * row, and a cancel locks a parent before its children, so locking the parent here could deadlock
+ * with a cancel of the parent. The claim moves the parent WAITING -> RUNNING when it takes the step,
+ * as for a timer, and the woken step records the child's end among its own events, under its run's
+ * lock. A child of an earlier attempt, or one started without waiting (parent_wait_attempt null),
+ * matches nothing.
+ */
+const WAKE_PARENT_STEPS = (ended: string) => `
+  parents_woken AS (
+    UPDATE step_runs s
+    SET status = 'PENDING', due_at = now(), wake_reason = 'signal',
+        signal = jsonb_build_object(
+          'signalType', '${CHILD_RUN_FINISHED_SIGNAL}',
+          'payload', jsonb_build_object('childRunId', e.id, 'status', e.status,
+                                        'output', e.output, 'error', e.error),
+          'receivedAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+    FROM ${ended} e
+    WHERE e.parent_wait_attempt IS NOT NULL AND s.id = e.parent_step_run_id
+      AND s.status = 'WAITING' AND s.attempt = e.parent_wait_attempt
+    RETURNING s.id
+  )`;
+
+/**
+ * Wakes the steps waiting for the runs $1 (ended in this transaction: a failure, a completion off the
+ * hot path, a cancel), and the executors when it woke one.
+ */
+export const WAKE_PARENTS = `
+  WITH ended AS (
+    SELECT r.id, r.status, r.output, r.error, r.parent_step_run_id, r.parent_wait_attempt
+    FROM workflow_runs r
+    WHERE r.id = ANY ($1::uuid[]) AND r.status IN ('COMPLETED', 'FAILED', 'CANCELLED')
+  ), ${WAKE_PARENT_STEPS('ended')}
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM parents_woken)
+              THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified`;
+
 /**
  * The CTEs the two hot-path statements below share, over `input` (one row per step outcome, with at
  * least step_id, run_id and output): the runs locked (still RUNNING) in id order, then their steps
@@ -333,8 +376,10 @@ export const COMPLETE_RUNS = `
     SET state = o.state, current_step_index = o.step_index, steps_executed = o.steps_executed,
         status = 'COMPLETED', output = o.state, error = NULL, updated_at = now(), finished_at = now()
     FROM owned o WHERE r.id = o.run_id
-    RETURNING r.id, r.workspace_id, r.output, r.finished_at, o.body
-  ), events AS (${INSERT_EVENTS_FROM(10)}
+    RETURNING r.id, r.workspace_id, r.status, r.output, r.error, r.finished_at, o.body,
+              r.parent_step_run_id,
+              r.parent_wait_attempt
+  ), ${WAKE_PARENT_STEPS('finished')}, events AS (${INSERT_EVENTS_FROM(10)}
   ), deliveries AS (
     INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, run_id, body,
                                     next_attempt_at)
@@ -352,6 +397,8 @@ export const COMPLETE_RUNS = `
   SELECT f.id AS run_id,
          CASE WHEN EXISTS (SELECT 1 FROM deliveries)
               THEN pg_notify('${WEBHOOK_READY_CHANNEL}', '') END AS notified,
+         CASE WHEN EXISTS (SELECT 1 FROM parents_woken)
+              THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS woke_parents,
          CASE WHEN $15::boolean THEN (SELECT count(*) FROM announced) END AS announced
   FROM finished f`;
 
@@ -360,12 +407,13 @@ export const UPDATE_RUN_PROGRESS = `
   SET state = $2, current_step_index = $3, steps_executed = $4, status = $5, updated_at = now()
   WHERE id = $1`;
 
+/** A run's end; `waits_parent` says whether a parent's step waits for it (WAKE_PARENTS). */
 export const FINISH_RUN = `
   UPDATE workflow_runs
   SET state = $2, current_step_index = $3, steps_executed = $4, status = $5, output = $6, error = $7,
       updated_at = now(), finished_at = now()
   WHERE id = $1
-  RETURNING finished_at`;
+  RETURNING finished_at, parent_wait_attempt IS NOT NULL AS waits_parent`;
 
 /** Keeps the leases of in-flight steps alive while they run longer than a lease. */
 export const EXTEND_LEASES = `
@@ -453,7 +501,7 @@ export const NOTIFY_STEP_READY = `SELECT pg_notify('${STEP_READY_CHANNEL}', '')`
 
 /** The run columns the API answers with. */
 export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, output, error, idempotency_key,
-  current_step_index, schedule_id, created_at, updated_at`;
+  current_step_index, schedule_id, created_at, updated_at, parent_run_id, parent_step_run_id`;
 
 /**
  * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
@@ -561,6 +609,7 @@ export const RESUME_RUN = `
   ), parked AS (
     SELECT s.id, s.step_index, s.step_name, s.step_type FROM step_runs s, run
     WHERE s.run_id = run.id AND run.status = 'WAITING' AND s.status = 'WAITING'
+      AND s.step_type <> 'workflow'
     ORDER BY s.seq DESC LIMIT 1
     FOR UPDATE OF s
   ), expected AS (
@@ -590,3 +639,70 @@ export const RESUME_RUN = `
 export const WAKE_STEP = `
   WITH parked AS (SELECT $1::uuid AS id), ${WAKE_WITH_SIGNAL('parked', '$3', '$2')}
   SELECT pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM woken_run`;
+
+/* ---- Child runs: the `workflow` step. ---- */
+
+/**
+ * A definition of workspace $1 by id ($2) or by name and version ($3, $4), with its first step. Read
+ * by the `workflow` step before it starts a child, so that a missing one fails the step with a clear
+ * message instead of the outcome's transaction.
+ */
+export const CHILD_DEFINITION = `
+  SELECT id, name, version, steps -> 0 ->> 'name' AS first_name, steps -> 0 ->> 'type' AS first_type
+  FROM workflow_definitions
+  WHERE workspace_id = $1 AND (id = $2::uuid OR ($2::uuid IS NULL AND name = $3 AND version = $4))`;
+
+/**
+ * Run $1 and its ancestors, nearest first, with their definitions and depths: the cycle and depth
+ * checks of a child start. Bounded by the depth cap (a chain is never longer than
+ * WORKFLOW_MAX_DEPTH + 1), each step one primary-key read.
+ */
+export const RUN_LINEAGE = `
+  WITH RECURSIVE lineage AS (
+    SELECT id, parent_run_id, definition_id, depth, 0 AS n FROM workflow_runs WHERE id = $1
+    UNION ALL
+    SELECT r.id, r.parent_run_id, r.definition_id, r.depth, l.n + 1
+    FROM workflow_runs r JOIN lineage l ON r.id = l.parent_run_id
+    WHERE l.n < 100
+  )
+  SELECT id, definition_id, depth FROM lineage ORDER BY n`;
+
+/**
+ * A child run and its first step (PENDING, due now), in the transaction that records the parent
+ * step's outcome (which holds the parent's run lock), so that the child exists exactly when the
+ * outcome does. $1 id (made by the step, so that its output and events can name it), $2 workspace,
+ * $3 definition, $4 input, $5 parent run, $6 parent step run, $7 the waiting attempt (null: nobody
+ * waits), $8 depth, $9 first step name, $10 first step type. No idempotency key: the outcome is
+ * recorded once.
+ */
+export const INSERT_CHILD_RUN = `
+  WITH run AS (
+    INSERT INTO workflow_runs (id, workspace_id, definition_id, input, state, parent_run_id,
+                               parent_step_run_id, parent_wait_attempt, depth)
+    VALUES ($1, $2, $3, $4::jsonb, $4::jsonb, $5, $6, $7, $8)
+    RETURNING id
+  ), first_step AS (
+    INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
+    SELECT run.id, $2, 0, $9, $10, 'PENDING', now() FROM run
+  )
+  SELECT pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM run`;
+
+/**
+ * Locks the unfinished descendants of run $1 (children, their children...), in id order, for a cancel
+ * that cascades: after the run itself (locked first, as every transition does) and before any of the
+ * run's steps are touched, so that a child ending meanwhile (which locks its own row, then wakes the
+ * parent's step row) either finishes first or finds itself cancelled. FOR UPDATE re-checks the status
+ * once a lock is granted, so a child that ended while we waited is left alone.
+ */
+export const LOCK_DESCENDANTS = `
+  WITH RECURSIVE descendants AS (
+    SELECT id, 1 AS level FROM workflow_runs WHERE parent_run_id = $1
+    UNION ALL
+    SELECT r.id, d.level + 1 FROM workflow_runs r JOIN descendants d ON r.parent_run_id = d.id
+    WHERE d.level < 100
+  )
+  SELECT r.id, r.workspace_id FROM workflow_runs r
+  WHERE r.id IN (SELECT id FROM descendants)
+    AND r.status IN ('PENDING', 'RUNNING', 'WAITING', 'PAUSED')
+  ORDER BY r.id
+  FOR UPDATE`;

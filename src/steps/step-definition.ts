@@ -76,8 +76,23 @@ export interface ApprovalStep extends BaseStep {
   regenerateFrom?: string;
 }
 
+export interface WorkflowStep extends BaseStep {
+  type: 'workflow';
+  definitionId?: string;
+  definitionName?: string;
+  version?: string;
+  input?: Record<string, unknown>;
+  waitForCompletion?: boolean;
+}
+
 export type StepDefinition =
-  TaskStep | WaitStep | ConditionStep | ExternalEventStep | LlmStep | ApprovalStep;
+  | TaskStep
+  | WaitStep
+  | ConditionStep
+  | ExternalEventStep
+  | LlmStep
+  | ApprovalStep
+  | WorkflowStep;
 
 export interface ResolvedRetryPolicy {
   maxAttempts: number;

@@ -69,7 +69,7 @@ describe('validateSteps', () => {
       'steps[1].type',
     ]);
     expect(messageOf([{ type: 'sleep', name: 'a' }], 'steps[0].type')).toBe(
-      'must be one of task, wait, condition, external_event, llm, approval',
+      'must be one of task, wait, condition, external_event, llm, approval, workflow',
     );
   });
 
@@ -309,6 +309,55 @@ describe('validateSteps', () => {
       expect(fieldsOf([{ type: 'approval', name: 'r', prompt: 'ok?' }])).toEqual([
         'steps[0].contentKey',
       ]);
+    });
+  });
+
+  describe('workflow', () => {
+    const id = '0190c5a2-0000-7000-8000-000000000001';
+    it('accepts a child by id or by name and version, with a templated input', () => {
+      expect(
+        fieldsOf([
+          { type: 'workflow', name: 'a', definitionId: id, input: { n: '{{x}}' } },
+          { type: 'workflow', name: 'b', definitionName: 'child', version: '2' },
+          { type: 'workflow', name: 'c', definitionId: id, waitForCompletion: false },
+        ]),
+      ).toEqual([]);
+    });
+
+    it('names each refused field', () => {
+      expect(messageOf([{ type: 'workflow', name: 'a' }], 'steps[0].definitionId')).toBe(
+        'give either definitionId, or definitionName with version',
+      );
+      expect(
+        messageOf(
+          [{ type: 'workflow', name: 'a', definitionId: id, definitionName: 'x', version: '1' }],
+          'steps[0].definitionId',
+        ),
+      ).toBe('give either definitionId, or definitionName with version');
+      expect(
+        messageOf([{ type: 'workflow', name: 'a', definitionName: 'x' }], 'steps[0].version'),
+      ).toBe('is required with definitionName');
+      expect(
+        fieldsOf([
+          {
+            type: 'workflow',
+            name: 'a',
+            definitionId: 'nope',
+            input: [],
+            waitForCompletion: 1,
+            timeoutMs: 5,
+            other: true,
+          },
+        ]).sort(),
+      ).toEqual(
+        [
+          'steps[0].definitionId',
+          'steps[0].input',
+          'steps[0].other',
+          'steps[0].timeoutMs',
+          'steps[0].waitForCompletion',
+        ].sort(),
+      );
     });
   });
 

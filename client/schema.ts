@@ -792,7 +792,7 @@ export interface components {
             version: string;
             description?: string;
             /**
-             * @description Ordered steps; each has type (task, wait, condition, external_event, llm, approval, workflow), a unique name and the fields of its type (see README). At most MAX_DEFINITION_BYTES (default 65536) UTF-8 bytes of JSON (413); a workspace holds at most MAX_DEFINITIONS_PER_WORKSPACE (default 500) definitions, every version counting (409).
+             * @description Ordered steps; each has type (task, wait, condition, external_event, llm, approval, workflow, map), a unique name and the fields of its type (see README). At most MAX_DEFINITION_BYTES (default 65536) UTF-8 bytes of JSON (413); a workspace holds at most MAX_DEFINITIONS_PER_WORKSPACE (default 500) definitions, every version counting (409).
              * @example [
              *       {
              *         "type": "task",
@@ -895,7 +895,7 @@ export interface components {
             /** Format: uuid */
             stepRunId: string | null;
             /** @enum {string} */
-            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED";
+            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED" | "MAP_ITEM_COMPLETED" | "MAP_ITEM_FAILED";
             payload: {
                 [key: string]: unknown;
             };

@@ -563,6 +563,11 @@ export const CANCEL_RUN = `
             (SELECT d.name FROM workflow_definitions d WHERE d.id = r.definition_id) AS workflow`;
 
 /** Closes every unfinished step of a cancelled run; in-flight ones are told through NOTIFY. */
+/** Closes the unsettled items of a cancelled run's `map` steps. */
+export const CANCEL_MAP_ITEMS = `
+  UPDATE map_items SET status = 'CANCELLED', completed_at = now()
+  WHERE run_id = $1 AND status IN ('PENDING', 'RUNNING')`;
+
 export const CANCEL_STEPS = `
   UPDATE step_runs SET status = 'CANCELLED', due_at = NULL, locked_by = NULL,
          lock_expires_at = NULL, completed_at = now()
@@ -706,3 +711,100 @@ export const LOCK_DESCENDANTS = `
     AND r.status IN ('PENDING', 'RUNNING', 'WAITING', 'PAUSED')
   ORDER BY r.id
   FOR UPDATE`;
+
+/* ---- Map items: the `map` step. ---- */
+
+/**
+ * The map step run $1 is still worker $2's (RUNNING under its lease): every map item statement writes
+ * only then, so an owner whose lease was taken over (or whose run was cancelled) changes nothing.
+ */
+const MAP_OWNER = `SELECT 1 FROM step_runs WHERE id = $1 AND locked_by = $2 AND status = 'RUNNING'`;
+
+/**
+ * Before a map step (step run $1, worker $2, attempt $3) takes items: items RUNNING belong to an
+ * owner that died (only the step's owner runs items, and it is us now), so they wait again; items
+ * FAILED in an earlier attempt of the step are queued again by this one (an automatic retry runs only
+ * the failed items).
+ */
+export const REQUEUE_MAP_ITEMS = `
+  UPDATE map_items SET status = 'PENDING', started_at = NULL, error = NULL, map_attempt = $3
+  WHERE step_run_id = $1 AND EXISTS (${MAP_OWNER})
+    AND (status = 'RUNNING' OR (status = 'FAILED' AND map_attempt < $3))`;
+
+/**
+ * The items of map step $1 (worker $2; run $3, workspace $4, step index $5, attempt $6), $7 of them,
+ * when it has none yet: one PENDING row per element. When the run's previous step run of the same
+ * index failed (a manual retry of a failed map), the items it completed are copied COMPLETED with
+ * their outputs, so that only its failed items run again. Does nothing when they exist.
+ */
+export const SEED_MAP_ITEMS = `
+  WITH previous AS (
+    SELECT s.id, s.status FROM step_runs s
+    WHERE s.run_id = $3 AND s.step_index = $5 AND s.id <> $1
+    ORDER BY s.seq DESC LIMIT 1
+  ), kept AS (
+    SELECT m.item_index, m.output, m.completed_at, m.attempts FROM map_items m
+    WHERE m.step_run_id = (SELECT id FROM previous WHERE status = 'FAILED') AND m.status = 'COMPLETED'
+  )
+  INSERT INTO map_items (step_run_id, item_index, run_id, workspace_id, status, attempts, output,
+                         completed_at, map_attempt)
+  SELECT $1, g.i, $3, $4, CASE WHEN k.item_index IS NULL THEN 'PENDING' ELSE 'COMPLETED' END,
+         COALESCE(k.attempts, 0), k.output, k.completed_at, $6
+  FROM generate_series(0, $7::int - 1) AS g(i)
+  LEFT JOIN kept k ON k.item_index = g.i
+  WHERE EXISTS (${MAP_OWNER})
+  ON CONFLICT (step_run_id, item_index) DO NOTHING`;
+
+/**
+ * Takes up to $3 waiting items of map step $1 (worker $2), lowest index first, marking them RUNNING:
+ * the items beyond the step's concurrency stay PENDING rows until a slot frees. Only the step's owner
+ * takes its items, so no two executors race for them.
+ */
+export const TAKE_MAP_ITEMS = `
+  UPDATE map_items m SET status = 'RUNNING', attempts = m.attempts + 1, started_at = now()
+  FROM (SELECT item_index FROM map_items
+        WHERE step_run_id = $1 AND status = 'PENDING'
+        ORDER BY item_index LIMIT $3) t
+  WHERE m.step_run_id = $1 AND m.item_index = t.item_index AND EXISTS (${MAP_OWNER})
+  RETURNING m.item_index, m.attempts`;
+
+/**
+ * Settles items of map step $1 (worker $2) in one statement, as they finished: each COMPLETED with
+ * its output or FAILED with its error, and a MAP_ITEM_COMPLETED or MAP_ITEM_FAILED event each. The run
+ * ($3, workspace $4) is locked first, as every statement that records a run's events does (the live
+ * streams rely on a run's events committing in order), and must still be RUNNING with the step ours:
+ * otherwise nothing is written, and the count returned (0) tells the step it lost the map. Only a
+ * RUNNING item settles, so an item completes at most once.
+ *
+ * Per item: $5 index, $6 status, $7 output, $8 error, $9 duration ms; $10 the step's name.
+ */
+export const SETTLE_MAP_ITEMS = `
+  WITH run AS (
+    SELECT id FROM workflow_runs WHERE id = $3 AND status = 'RUNNING' FOR UPDATE
+  ), owner AS (
+    SELECT s.id FROM step_runs s, run
+    WHERE s.id = $1 AND s.locked_by = $2 AND s.status = 'RUNNING'
+  ), input AS (
+    SELECT * FROM unnest($5::int[], $6::varchar[], $7::jsonb[], $8::text[], $9::int[])
+      AS i(item_index, status, output, error, duration_ms)
+  ), settled AS (
+    UPDATE map_items m
+    SET status = i.status, output = i.output, error = i.error, completed_at = now()
+    FROM input i, owner
+    WHERE m.step_run_id = $1 AND m.item_index = i.item_index AND m.status = 'RUNNING'
+    RETURNING m.item_index, m.status, m.error, m.attempts, i.duration_ms, m.run_id
+  ), events AS (
+    INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
+    SELECT $3, $4, $1,
+           CASE WHEN s.status = 'COMPLETED' THEN 'MAP_ITEM_COMPLETED' ELSE 'MAP_ITEM_FAILED' END,
+           jsonb_build_object('stepName', $10::text, 'itemIndex', s.item_index,
+                              'attempts', s.attempts, 'durationMs', s.duration_ms)
+             || CASE WHEN s.status = 'FAILED' THEN jsonb_build_object('error', s.error)
+                     ELSE '{}'::jsonb END
+    FROM settled s ORDER BY s.item_index
+  ), ${ANNOUNCE_RUN_EVENTS('settled')}
+  SELECT (SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM announced) AS announced`;
+
+/** The items of map step $1 in order, with what they settled to: the map's output. */
+export const MAP_ITEM_RESULTS = `
+  SELECT item_index, status, output, error FROM map_items WHERE step_run_id = $1 ORDER BY item_index`;

@@ -191,6 +191,7 @@ export class RunQueue {
     ).rows[0];
     cancelled.push({ workspaceId, workflow, created_at });
     await client.query(SQL.CANCEL_STEPS, [id]);
+    await client.query(SQL.CANCEL_MAP_ITEMS, [id]);
     await insertEvents(client, [
       { runId: id, workspaceId, stepRunId: null, type: 'WORKFLOW_CANCELLED' },
     ]);

@@ -1,6 +1,7 @@
 import { approvalStepType } from '../approvals/approval.step-type';
 import { llmStepType } from '../llm/llm.step-type';
 import type { StepTypeDescriptor } from '../steps/step-type';
+import { mapStepType } from './map/map.step-type';
 import { conditionStepType } from './condition/condition.step-type';
 import { externalEventStepType } from './external-event/external-event.step-type';
 import { taskStepType } from './task/task.step-type';
@@ -19,4 +20,5 @@ export const BUILTIN_STEP_TYPES: readonly StepTypeDescriptor[] = [
   llmStepType,
   approvalStepType,
   workflowStepType,
+  mapStepType,
 ];

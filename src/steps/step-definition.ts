@@ -85,6 +85,15 @@ export interface WorkflowStep extends BaseStep {
   waitForCompletion?: boolean;
 }
 
+export interface MapStep extends BaseStep {
+  type: 'map';
+  items: string;
+  step: TaskStep | Record<string, unknown>;
+  maxConcurrency?: number;
+  toleratedFailures?: number | string;
+  maxItems?: number;
+}
+
 export type StepDefinition =
   | TaskStep
   | WaitStep
@@ -92,7 +101,8 @@ export type StepDefinition =
   | ExternalEventStep
   | LlmStep
   | ApprovalStep
-  | WorkflowStep;
+  | WorkflowStep
+  | MapStep;
 
 export interface ResolvedRetryPolicy {
   maxAttempts: number;

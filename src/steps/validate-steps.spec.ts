@@ -69,7 +69,7 @@ describe('validateSteps', () => {
       'steps[1].type',
     ]);
     expect(messageOf([{ type: 'sleep', name: 'a' }], 'steps[0].type')).toBe(
-      'must be one of task, wait, condition, external_event, llm, approval, workflow',
+      'must be one of task, wait, condition, external_event, llm, approval, workflow, map',
     );
   });
 

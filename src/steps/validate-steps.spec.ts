@@ -361,6 +361,53 @@ describe('validateSteps', () => {
     });
   });
 
+  describe('map', () => {
+    const map = (extra: Step = {}): Step => ({
+      type: 'map',
+      name: 'each',
+      items: 'documents',
+      step: { type: 'task', handler: 'noop', config: { id: '{{item.id}}' } },
+      ...extra,
+    });
+
+    it('accepts a task sub-step with counts or percentages of tolerated failures', () => {
+      expect(
+        fieldsOf([
+          map(),
+          map({ name: 'b', maxConcurrency: 50, toleratedFailures: 2, maxItems: 10_000 }),
+          map({ name: 'c', toleratedFailures: '12.5%' }),
+          map({ name: 'd', step: { type: 'task', handler: 'noop', retry: { maxAttempts: 2 } } }),
+        ]),
+      ).toEqual([]);
+    });
+
+    it("names each refused field, the sub-step's with its path", () => {
+      expect(fieldsOf([map({ items: undefined, step: undefined })]).sort()).toEqual([
+        'steps[0].items',
+        'steps[0].step',
+      ]);
+      expect(fieldsOf([map({ maxConcurrency: 1001 })])).toEqual(['steps[0].maxConcurrency']);
+      expect(fieldsOf([map({ maxItems: 0 })])).toEqual(['steps[0].maxItems']);
+      for (const bad of ['101%', '5 %', 'ten', -1, 1.5]) {
+        expect(fieldsOf([map({ toleratedFailures: bad })])).toEqual(['steps[0].toleratedFailures']);
+      }
+      expect(messageOf([map({ step: { type: 'llm' } })], 'steps[0].step.type')).toBe(
+        'must be task (a map runs a task handler for each item)',
+      );
+      expect(fieldsOf([map({ step: { type: 'task', handler: 'noop', outputKey: 'x' } })])).toEqual([
+        'steps[0].step.outputKey',
+      ]);
+      expect(
+        fieldsOf([map({ step: { type: 'task', handler: 'noop', retry: { maxAttempts: 0 } } })]),
+      ).toEqual(['steps[0].step.retry.maxAttempts']);
+      expect(
+        fieldsOf([
+          map({ step: { type: 'task', handler: 'transform', config: { expression: '(' } } }),
+        ]),
+      ).toEqual(['steps[0].step.config.expression']);
+    });
+  });
+
   describe('retry', () => {
     it('accepts maxAttempts from 1 to 20 only', () => {
       expect(fieldsOf([task('a', { retry: { maxAttempts: 1 } })])).toEqual([]);

@@ -15,6 +15,7 @@ export const MAP_STEPS = [
 ];
 
 export interface MapResult {
+  items: number;
   /** One run mapping `items` noop items, execution only; stepsPerSec counts items. */
   map: Throughput;
   /** 1(b) (3-step noop runs, execution only) measured in the same scenario, the reference. */

@@ -166,7 +166,7 @@ describe('map steps', () => {
     );
   });
 
-  it("cancelling the run cancels its items: in flight ones are aborted, waiting ones never run", async () => {
+  it('cancelling the run cancels its items: in flight ones are aborted, waiting ones never run', async () => {
     const definitionId = await createDefinition(t.http, key, [probeMap('cancel', {}, 60_000)]);
     const runId = await startRun(t.http, key, definitionId, { numbers: range(10) });
     await eventually(async () => probes.get('cancel')?.now === 3, 20_000, '3 items in flight');
@@ -182,9 +182,7 @@ describe('map steps', () => {
   });
 
   it('fails the step with a clear message over a value that is not an array, or too many items', async () => {
-    const definitionId = await createDefinition(t.http, key, [
-      probeMap('bad', { maxItems: 5 }, 0),
-    ]);
+    const definitionId = await createDefinition(t.http, key, [probeMap('bad', { maxItems: 5 }, 0)]);
     const notArray = await waitForRun(
       t.http,
       key,
@@ -208,6 +206,76 @@ describe('map steps', () => {
     expect(empty.output).toMatchObject({ each: { results: [], failedItems: [] } });
   });
 
+  it('runs a child run per item with a workflow sub-step, at most maxConcurrency at once', async () => {
+    const childId = await createDefinition(t.http, key, [
+      {
+        type: 'task',
+        name: 'double',
+        handler: 'transform',
+        config: { expression: '{"doubled": n * 2}' },
+      },
+    ]);
+    const definitionId = await createDefinition(t.http, key, [
+      {
+        type: 'map',
+        name: 'each',
+        items: 'numbers',
+        maxConcurrency: 2,
+        step: {
+          type: 'workflow',
+          definitionId: childId,
+          input: { n: '{{item}}', at: '{{index}}' },
+        },
+      },
+    ]);
+    const runId = await startRun(t.http, key, definitionId, { numbers: [3, 1, 4, 1, 5] });
+    const run = await waitForRun(t.http, key, runId, 'COMPLETED');
+    expect(run.output).toMatchObject({
+      each: {
+        results: [3, 1, 4, 1, 5].map((n, at) => ({ n, at, double: { doubled: n * 2 } })),
+        failedItems: [],
+      },
+    });
+    const children = await t.http
+      .get(`/v1/workflow-runs?parentRunId=${runId}&pageSize=100`)
+      .set('x-api-key', key);
+    expect(children.body.data).toHaveLength(5);
+    // Never more than two children alive at once: each started after an earlier one finished.
+    const rows = await t.sql<{ created: Date; finished: Date }>(
+      `SELECT created_at AS created, finished_at AS finished FROM workflow_runs
+       WHERE parent_run_id = $1 ORDER BY created_at`,
+      [runId],
+    );
+    for (const [i, row] of rows.entries()) {
+      const alive = rows.filter((o, j) => j < i && o.finished > row.created).length;
+      expect(alive).toBeLessThan(2);
+    }
+    const types = (await runEvents(t.http, key, runId)).map((e) => e.eventType);
+    expect(types.filter((e) => e === 'CHILD_RUN_STARTED')).toHaveLength(5);
+    expect(types.filter((e) => e === 'MAP_ITEM_COMPLETED')).toHaveLength(5);
+
+    const unknown = await t.http
+      .post('/v1/workflow-definitions')
+      .set('x-api-key', key)
+      .send({
+        name: 'bad-map-child',
+        version: '1',
+        steps: [
+          {
+            type: 'map',
+            name: 'each',
+            items: 'numbers',
+            step: { type: 'workflow', definitionId: '00000000-0000-4000-8000-000000000000' },
+          },
+        ],
+      });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error.details.errors[0]).toEqual({
+      field: 'steps[0].step.definitionId',
+      message: 'no such definition in this workspace',
+    });
+  });
+
   it('refuses a bad map step at definition time, naming the field', async () => {
     const cases: Array<[Step, string]> = [
       [{ type: 'map', name: 'm', step: { type: 'task', handler: 'noop' } }, 'steps[0].items'],
@@ -229,7 +297,9 @@ describe('map steps', () => {
         .set('x-api-key', key)
         .send({ name: 'bad-map', version: '1', steps: [step] });
       expect({ field, status: res.status }).toEqual({ field, status: 400 });
-      const fields = (res.body.error.details.errors as Array<{ field: string }>).map((e) => e.field);
+      const fields = (res.body.error.details.errors as Array<{ field: string }>).map(
+        (e) => e.field,
+      );
       expect(fields).toContain(field);
     }
   });
@@ -267,7 +337,9 @@ describe('map steps across a crash', () => {
     await new Promise<void>((resolve) => fast.listen(0, '127.0.0.1', resolve));
     const fastUrl = `http://127.0.0.1:${(fast.address() as AddressInfo).port}`;
     try {
-      const urls = range(12).map((i) => (i < 5 ? `${fastUrl}/item/${i}` : `${hold.url}/hold/item/${i}`));
+      const urls = range(12).map((i) =>
+        i < 5 ? `${fastUrl}/item/${i}` : `${hold.url}/hold/item/${i}`,
+      );
       const definitionId = await createDefinition(api.http, key, [
         {
           type: 'map',

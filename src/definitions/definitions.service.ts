@@ -27,6 +27,25 @@ function toDto(row: DefinitionRow): DefinitionDto {
   };
 }
 
+/** How a step names a child definition. */
+interface ChildRef {
+  definitionId?: string;
+  definitionName?: string;
+  version?: string;
+}
+
+/**
+ * The child definition a step starts runs of: a `workflow` step's, or a `map` step's whose sub-step
+ * is a workflow (`path` is then `.step`, the fields' place in the step).
+ */
+function childRef(step: StepDefinition): { step: ChildRef; path: string } | undefined {
+  if (step.type === 'workflow') return { step, path: '' };
+  if (step.type === 'map' && (step.step as { type?: unknown }).type === 'workflow') {
+    return { step: step.step as ChildRef, path: '.step' };
+  }
+  return undefined;
+}
+
 @Injectable()
 export class DefinitionsService {
   constructor(
@@ -85,9 +104,13 @@ export class DefinitionsService {
     const errors: Array<{ field: string; message: string }> = [];
     const maxDepth = this.config.executor.workflowMaxDepth;
     const depths = new Map<string, number>();
-    for (const [i, step] of steps.entries()) {
-      if (step.type !== 'workflow') continue;
-      const field = step.definitionId ? `steps[${i}].definitionId` : `steps[${i}].definitionName`;
+    for (const [i, found] of steps.entries()) {
+      const child = childRef(found);
+      if (!child) continue;
+      const { step, path } = child;
+      const field = step.definitionId
+        ? `steps[${i}]${path}.definitionId`
+        : `steps[${i}]${path}.definitionName`;
       if (step.definitionName === dto.name && step.version === dto.version) {
         errors.push({ field, message: 'would recurse: a definition cannot start itself' });
         continue;
@@ -120,8 +143,9 @@ export class DefinitionsService {
     const known = memo.get(def.id);
     if (known !== undefined) return known;
     let depth = 0;
-    for (const step of def.steps) {
-      if (step.type !== 'workflow' || cap <= 0) continue;
+    for (const found of def.steps) {
+      const step = childRef(found)?.step;
+      if (!step || cap <= 0) continue;
       const target = step.definitionId
         ? await this.repo.get(workspaceId, step.definitionId)
         : await this.repo.getByNameVersion(workspaceId, step.definitionName!, step.version!);

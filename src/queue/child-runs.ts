@@ -30,6 +30,8 @@ export interface NewChildRun {
   /** The attempt of the parent step that waits for the child; null when it does not wait. */
   waitAttempt: number | null;
   depth: number;
+  /** The `map` item the child runs, when a map's sub-step started it. */
+  itemIndex?: number;
 }
 
 /**
@@ -87,6 +89,7 @@ export class ChildRuns {
       child.depth,
       child.definition.firstName,
       child.definition.firstType,
+      child.itemIndex ?? null,
     ]);
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
 import { Database } from '../common/database';
 import * as SQL from './queue.sql';
 
@@ -44,11 +45,13 @@ export class MapItems {
     stepIndex: number,
     attempt: number,
     count: number,
+    requeueRunning = true,
   ): Promise<void> {
     await this.db.query({ name: 'map_requeue', text: SQL.REQUEUE_MAP_ITEMS }, [
       owner.stepRunId,
       owner.workerId,
       attempt,
+      requeueRunning,
     ]);
     await this.db.query({ name: 'map_seed', text: SQL.SEED_MAP_ITEMS }, [
       owner.stepRunId,
@@ -90,6 +93,41 @@ export class MapItems {
       ],
     );
     return res.rows[0]?.settled ?? 0;
+  }
+
+  /** The latest child run of each item of a map whose sub-step is a workflow. */
+  async children(
+    runId: string,
+    stepRunId: string,
+  ): Promise<
+    Map<
+      number,
+      { id: string; status: string; output: Record<string, unknown> | null; error: string | null }
+    >
+  > {
+    const res = await this.db.query<{
+      parent_item_index: number;
+      id: string;
+      status: string;
+      output: Record<string, unknown> | null;
+      error: string | null;
+    }>(SQL.MAP_CHILDREN, [runId, stepRunId]);
+    return new Map(res.rows.map((r) => [r.parent_item_index, r]));
+  }
+
+  /** Up to `limit` waiting items, lowest index first, left waiting (see `start`). */
+  async pending(stepRunId: string, limit: number): Promise<number[]> {
+    const res = await this.db.query<{ item_index: number }>(SQL.PENDING_MAP_ITEMS, [
+      stepRunId,
+      limit,
+    ]);
+    return res.rows.map((r) => r.item_index);
+  }
+
+  /** Marks a waiting item RUNNING in the caller's transaction; false when it was not waiting. */
+  async start(client: PoolClient, stepRunId: string, index: number): Promise<boolean> {
+    const res = await client.query(SQL.START_MAP_ITEM, [stepRunId, index]);
+    return (res.rowCount ?? 0) > 0;
   }
 
   /** Every item of the step in order. */

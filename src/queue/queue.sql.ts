@@ -614,7 +614,7 @@ export const RESUME_RUN = `
   ), parked AS (
     SELECT s.id, s.step_index, s.step_name, s.step_type FROM step_runs s, run
     WHERE s.run_id = run.id AND run.status = 'WAITING' AND s.status = 'WAITING'
-      AND s.step_type <> 'workflow'
+      AND s.step_type NOT IN ('workflow', 'map')
     ORDER BY s.seq DESC LIMIT 1
     FOR UPDATE OF s
   ), expected AS (
@@ -677,14 +677,14 @@ export const RUN_LINEAGE = `
  * step's outcome (which holds the parent's run lock), so that the child exists exactly when the
  * outcome does. $1 id (made by the step, so that its output and events can name it), $2 workspace,
  * $3 definition, $4 input, $5 parent run, $6 parent step run, $7 the waiting attempt (null: nobody
- * waits), $8 depth, $9 first step name, $10 first step type. No idempotency key: the outcome is
- * recorded once.
+ * waits), $8 depth, $9 first step name, $10 first step type, $11 the `map` item it runs (null for a
+ * `workflow` step's child). No idempotency key: the outcome is recorded once.
  */
 export const INSERT_CHILD_RUN = `
   WITH run AS (
     INSERT INTO workflow_runs (id, workspace_id, definition_id, input, state, parent_run_id,
-                               parent_step_run_id, parent_wait_attempt, depth)
-    VALUES ($1, $2, $3, $4::jsonb, $4::jsonb, $5, $6, $7, $8)
+                               parent_step_run_id, parent_wait_attempt, depth, parent_item_index)
+    VALUES ($1, $2, $3, $4::jsonb, $4::jsonb, $5, $6, $7, $8, $11)
     RETURNING id
   ), first_step AS (
     INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
@@ -724,12 +724,13 @@ const MAP_OWNER = `SELECT 1 FROM step_runs WHERE id = $1 AND locked_by = $2 AND 
  * Before a map step (step run $1, worker $2, attempt $3) takes items: items RUNNING belong to an
  * owner that died (only the step's owner runs items, and it is us now), so they wait again; items
  * FAILED in an earlier attempt of the step are queued again by this one (an automatic retry runs only
- * the failed items).
+ * the failed items). $4 false leaves RUNNING items alone: those of a workflow sub-step are child runs
+ * still going, which settle when they end.
  */
 export const REQUEUE_MAP_ITEMS = `
   UPDATE map_items SET status = 'PENDING', started_at = NULL, error = NULL, map_attempt = $3
   WHERE step_run_id = $1 AND EXISTS (${MAP_OWNER})
-    AND (status = 'RUNNING' OR (status = 'FAILED' AND map_attempt < $3))`;
+    AND ((status = 'RUNNING' AND $4::boolean) OR (status = 'FAILED' AND map_attempt < $3))`;
 
 /**
  * The items of map step $1 (worker $2; run $3, workspace $4, step index $5, attempt $6), $7 of them,
@@ -808,3 +809,26 @@ export const SETTLE_MAP_ITEMS = `
 /** The items of map step $1 in order, with what they settled to: the map's output. */
 export const MAP_ITEM_RESULTS = `
   SELECT item_index, status, output, error FROM map_items WHERE step_run_id = $1 ORDER BY item_index`;
+
+/**
+ * The child runs of map step $2 (of run $1) whose sub-step is a workflow, the latest one per item (a
+ * retried item has several), with how they ended: the map settles its RUNNING items from them.
+ */
+export const MAP_CHILDREN = `
+  SELECT DISTINCT ON (parent_item_index) parent_item_index, id, status, output, error
+  FROM workflow_runs
+  WHERE parent_run_id = $1 AND parent_step_run_id = $2 AND parent_item_index IS NOT NULL
+  ORDER BY parent_item_index, created_at DESC, id DESC`;
+
+/** Up to $2 waiting items of map step $1, lowest index first (read only: started with START_MAP_ITEM). */
+export const PENDING_MAP_ITEMS = `
+  SELECT item_index FROM map_items WHERE step_run_id = $1 AND status = 'PENDING'
+  ORDER BY item_index LIMIT $2`;
+
+/**
+ * Marks item $2 of map step $1 RUNNING, in the transaction that records the step's outcome and
+ * creates the item's child run, so that a RUNNING item of a workflow sub-step always has its child.
+ */
+export const START_MAP_ITEM = `
+  UPDATE map_items SET status = 'RUNNING', attempts = attempts + 1, started_at = now()
+  WHERE step_run_id = $1 AND item_index = $2 AND status = 'PENDING'`;

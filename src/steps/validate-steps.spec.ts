@@ -381,6 +381,32 @@ describe('validateSteps', () => {
       ).toEqual([]);
     });
 
+    it('accepts a workflow sub-step and names its refused fields', () => {
+      const id = '0190c5a2-0000-7000-8000-000000000001';
+      expect(
+        fieldsOf([
+          map({ step: { type: 'workflow', definitionId: id, input: { doc: '{{item}}' } } }),
+          map({ name: 'b', step: { type: 'workflow', definitionName: 'one', version: '1' } }),
+        ]),
+      ).toEqual([]);
+      expect(fieldsOf([map({ step: { type: 'workflow' } })])).toEqual([
+        'steps[0].step.definitionId',
+      ]);
+      expect(fieldsOf([map({ step: { type: 'workflow', definitionId: 'x' } })])).toEqual([
+        'steps[0].step.definitionId',
+      ]);
+      expect(fieldsOf([map({ step: { type: 'workflow', definitionName: 'one' } })])).toEqual([
+        'steps[0].step.version',
+      ]);
+      expect(
+        fieldsOf([
+          map({
+            step: { type: 'workflow', definitionId: id, input: [], waitForCompletion: false },
+          }),
+        ]).sort(),
+      ).toEqual(['steps[0].step.input', 'steps[0].step.waitForCompletion']);
+    });
+
     it("names each refused field, the sub-step's with its path", () => {
       expect(fieldsOf([map({ items: undefined, step: undefined })]).sort()).toEqual([
         'steps[0].items',
@@ -392,7 +418,7 @@ describe('validateSteps', () => {
         expect(fieldsOf([map({ toleratedFailures: bad })])).toEqual(['steps[0].toleratedFailures']);
       }
       expect(messageOf([map({ step: { type: 'llm' } })], 'steps[0].step.type')).toBe(
-        'must be task (a map runs a task handler for each item)',
+        'must be task or workflow',
       );
       expect(fieldsOf([map({ step: { type: 'task', handler: 'noop', outputKey: 'x' } })])).toEqual([
         'steps[0].step.outputKey',

@@ -11,6 +11,45 @@ const RETRY_FIELDS = ['maxAttempts', 'initialDelayMs', 'backoffMultiplier', 'max
 /** `toleratedFailures` as a count (or a percentage, "N%" with N in 0-100). */
 export const TOLERATED_PERCENT = /^(\d{1,3})(\.\d{1,2})?%$/;
 
+const WORKFLOW_SUB_STEP_FIELDS = new Set([
+  'type',
+  'definitionId',
+  'definitionName',
+  'version',
+  'input',
+]);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A workflow sub-step: a child run per item, by definition id or by name and version. */
+function checkWorkflowSubStep(
+  sub: Record<string, unknown>,
+  add: (field: string, message: string) => void,
+): void {
+  for (const key of Object.keys(sub)) {
+    if (!WORKFLOW_SUB_STEP_FIELDS.has(key)) add(`step.${key}`, 'is not allowed in a map sub-step');
+  }
+  const byId = sub.definitionId !== undefined;
+  const byName = sub.definitionName !== undefined;
+  if (byId === byName) {
+    add('step.definitionId', 'give either definitionId, or definitionName with version');
+  } else if (byId && (typeof sub.definitionId !== 'string' || !UUID.test(sub.definitionId))) {
+    add('step.definitionId', 'must be a UUID');
+  } else if (byName) {
+    const name = sub.definitionName;
+    if (typeof name !== 'string' || name.length < 1 || name.length > 200) {
+      add('step.definitionName', 'must be a string of 1-200 characters');
+    }
+    const version = sub.version;
+    if (typeof version !== 'string' || version.length < 1 || version.length > 50) {
+      add('step.version', 'is required with definitionName: a string of 1-50 characters');
+    }
+  }
+  if (byId && sub.version !== undefined) {
+    add('step.version', 'goes with definitionName; definitionId already names one version');
+  }
+  if (sub.input !== undefined && !isPlainObject(sub.input)) add('step.input', 'must be an object');
+}
+
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -36,8 +75,12 @@ export const mapStepType: StepTypeDescriptor = {
     }
     const sub = step.step;
     if (!isPlainObject(sub)) return;
+    if (sub.type === 'workflow') {
+      checkWorkflowSubStep(sub, add);
+      return;
+    }
     if (sub.type !== 'task') {
-      add('step.type', 'must be task (a map runs a task handler for each item)');
+      add('step.type', 'must be task or workflow');
       return;
     }
     for (const key of Object.keys(sub)) {

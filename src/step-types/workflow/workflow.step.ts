@@ -6,6 +6,7 @@ import { ChildRuns } from '../../queue/child-runs';
 import { CHILD_RUN_FINISHED_SIGNAL } from '../../queue/queue.sql';
 import type { WorkflowStep } from '../../steps/step-definition';
 import type { StepContext, StepExecutor, StepOutcome } from '../../steps/step-executor';
+import { resolveChild } from './child-target';
 
 /** What a child's end hands the waiting step (WAKE_PARENTS). */
 interface ChildEnd {
@@ -33,34 +34,15 @@ export class WorkflowStepExecutor implements StepExecutor {
     if (ctx.wake === 'signal' && ctx.signal?.signalType === CHILD_RUN_FINISHED_SIGNAL) {
       return this.childEnded(ctx, ctx.signal.payload as unknown as ChildEnd);
     }
-    const definition = await this.children.definition(ctx.workspaceId, {
-      id: step.definitionId,
-      name: step.definitionName,
-      version: step.version,
-    });
-    const target = step.definitionId
-      ? `definition ${step.definitionId}`
-      : `definition "${step.definitionName}" version "${step.version}"`;
-    if (!definition) {
-      return { kind: 'fail', error: `${target} does not exist in this workspace`, retryable: false };
-    }
-    const lineage = await this.children.lineage(ctx.runId);
-    if (lineage.some((run) => run.definitionId === definition.id)) {
-      return {
-        kind: 'fail',
-        error: `${target} would recurse: it is already running in this run's lineage`,
-        retryable: false,
-      };
-    }
-    const depth = (lineage[0]?.depth ?? 0) + 1;
-    const maxDepth = this.config.executor.workflowMaxDepth;
-    if (depth > maxDepth) {
-      return {
-        kind: 'fail',
-        error: `child run would be nested ${depth} deep, past the limit of ${maxDepth} (WORKFLOW_MAX_DEPTH)`,
-        retryable: false,
-      };
-    }
+    const resolved = await resolveChild(
+      this.children,
+      ctx.workspaceId,
+      ctx.runId,
+      step,
+      this.config.executor.workflowMaxDepth,
+    );
+    if ('error' in resolved) return { kind: 'fail', error: resolved.error, retryable: false };
+    const { definition, depth } = resolved;
     let input: unknown;
     try {
       input = renderDeep(step.input ?? {}, ctx.state);

@@ -39,6 +39,7 @@ import { endToEnd, executionOnly, type Target } from './scenarios/throughput';
 import { openStreams, STREAMS, type OpenStreams, type StreamsResult } from './scenarios/streams';
 import { THREE_TRANSFORM_STEPS, type TransformResult } from './scenarios/transform';
 import { SCHEDULES, schedulesDueTogether, type SchedulesResult } from './scenarios/schedules';
+import { MAP_STEPS, mapExecution, type MapResult } from './scenarios/map';
 import {
   OBSERVABILITY_VARIANTS,
   startCollector,
@@ -60,7 +61,8 @@ const HELP = `npm run bench -- [flags]
   --scale=N             runs inserted with SQL for the scale scenario              1000000 [50000]
   --scale-samples=N     sequential requests per query in the scale scenario        200 [30]
   --pgbench-seconds=N   pgbench duration                                           15 [3]
-  --only=1,2,...        run only these scenarios (1-9, 11; 2 includes pgbench)
+  --map-items=N         items of the map run in scenario 10                        1000 [1000]
+  --only=1,2,...        run only these scenarios (1-11; 2 includes pgbench)
   --keep                keep the benchmark databases (default: dropped)
 
 Database: BENCH_DATABASE_URL, else PostgreSQL at 127.0.0.1:5432 (user postgres) when it answers,
@@ -98,8 +100,9 @@ function parseOptions(argv: string[]): BenchOptions {
     scaleRuns: num('scale', 1_000_000, 50_000),
     scaleSamples: num('scale-samples', 200, 30),
     pgbenchSeconds: num('pgbench-seconds', 15, 3),
+    mapItems: num('map-items', 1000),
     only: new Set(
-      (flags.get('only') ?? '1,2,3,4,5,6,7,8,9,11').split(',').map((s) => Number(s.trim())),
+      (flags.get('only') ?? '1,2,3,4,5,6,7,8,9,10,11').split(',').map((s) => Number(s.trim())),
     ),
     build: true,
     keepDatabases: flags.get('keep') === 'true',
@@ -194,6 +197,7 @@ interface Results {
     plans: Record<string, string>;
   };
   transform?: TransformResult;
+  map?: MapResult;
   observability?: ObservabilityResult;
   streams?: StreamsResult;
   schedules?: SchedulesResult;
@@ -270,6 +274,47 @@ async function scenarioTransform(server: DatabaseServer, opts: BenchOptions, r: 
   }
   r.transform = {
     transform: medianSample(samples.transform),
+    noop: medianSample(samples.noop),
+    samples,
+  };
+}
+
+/**
+ * 10: one `map` step over --map-items `noop` items at maxConcurrency 50, and 1(b) itself (3-step
+ * `noop` runs) in the same scenario and database as the reference, alternating at each repetition
+ * like scenario 7; the map's steps/s counts items. Target: at least 70% of 1(b)'s steps/s.
+ */
+async function scenarioMap(server: DatabaseServer, opts: BenchOptions, r: Results) {
+  log(`scenario 10: a map of ${opts.mapItems} noop items at maxConcurrency 50, execution only`);
+  const s = await stage(server, 's10', opts, THREE_NOOP_STEPS, { EXECUTOR_ENABLED: 'false' });
+  const samples: Record<'noop' | 'map', Throughput[]> = { noop: [], map: [] };
+  try {
+    const mapTarget = {
+      ...s.target,
+      definitionId: await createDefinition(
+        s.svc.baseUrl,
+        s.target.apiKey,
+        'bench-s10-map',
+        MAP_STEPS,
+      ),
+    };
+    for (let i = 0; i < opts.repeat; i++) {
+      const noop = await executionOnly(s.svc, s.sql, s.target, opts.runs, opts.inFlight);
+      log(`10 1(b): ${noop.stepsPerSec.toFixed(1)} steps/s (${noop.seconds.toFixed(2)} s)`);
+      samples.noop.push(noop);
+      const map = await mapExecution(s.svc, s.sql, mapTarget, opts.mapItems);
+      log(`10 map: ${map.stepsPerSec.toFixed(1)} items/s (${map.seconds.toFixed(2)} s)`);
+      samples.map.push(map);
+    }
+  } catch (err) {
+    log(`service log:\n${s.svc.logs()}`);
+    throw err;
+  } finally {
+    await s.close();
+  }
+  r.map = {
+    items: opts.mapItems,
+    map: medianSample(samples.map),
     noop: medianSample(samples.noop),
     samples,
   };
@@ -639,6 +684,18 @@ function table(r: Results): string {
         `measured beside it (${f(t.noop.runsPerSec)} runs/s, ${f(t.noop.stepsPerSec)} steps/s)`,
     );
   }
+  if (r.map) {
+    const m = r.map;
+    const share = m.map.stepsPerSec / m.noop.stepsPerSec;
+    add(
+      '10 map, execution only',
+      `1 run mapping ${m.items} noop items, maxConcurrency 50`,
+      `${f(m.map.stepsPerSec)} items/s; ${f(share * 100, 0)}% of the ` +
+        `steps/s of 1(b) measured beside it (${f(m.noop.stepsPerSec)} steps/s)`,
+      '>= 70% of 1(b) steps/s',
+      share >= 0.7,
+    );
+  }
   if (r.observability) {
     const o = r.observability;
     const share = (t: Throughput) => t.runsPerSec / o.off.runsPerSec;
@@ -834,6 +891,7 @@ async function main(): Promise<void> {
     if (opts.only.has(7)) await scenarioTransform(server, opts, results);
     if (opts.only.has(8)) await scenarioObservability(server, opts, results);
     if (opts.only.has(9)) await scenarioStreams(server, opts, results);
+    if (opts.only.has(10)) await scenarioMap(server, opts, results);
     if (opts.only.has(11)) await scenarioSchedules(server, opts, results);
   } finally {
     if (!opts.keepDatabases) await dropAll();

@@ -792,7 +792,7 @@ export interface components {
             version: string;
             description?: string;
             /**
-             * @description Ordered steps; each has type (task, wait, condition, external_event, llm, approval), a unique name and the fields of its type (see README). At most MAX_DEFINITION_BYTES (default 65536) UTF-8 bytes of JSON (413); a workspace holds at most MAX_DEFINITIONS_PER_WORKSPACE (default 500) definitions, every version counting (409).
+             * @description Ordered steps; each has type (task, wait, condition, external_event, llm, approval, workflow, map), a unique name and the fields of its type (see README). At most MAX_DEFINITION_BYTES (default 65536) UTF-8 bytes of JSON (413); a workspace holds at most MAX_DEFINITIONS_PER_WORKSPACE (default 500) definitions, every version counting (409).
              * @example [
              *       {
              *         "type": "task",
@@ -834,6 +834,16 @@ export interface components {
             /** @description Why the run failed */
             error: string | null;
             idempotencyKey: string | null;
+            /**
+             * Format: uuid
+             * @description The run whose workflow step started this one (a child run); null otherwise
+             */
+            parentRunId: string | null;
+            /**
+             * Format: uuid
+             * @description The step run of the parent that started this run; null for a run without parent
+             */
+            parentStepRunId: string | null;
             /** @description Present in the single-run read only: the index of the step in progress, or of the last one executed once the run is terminal */
             currentStepIndex?: number;
             /**
@@ -885,7 +895,7 @@ export interface components {
             /** Format: uuid */
             stepRunId: string | null;
             /** @enum {string} */
-            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED";
+            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED" | "MAP_ITEM_COMPLETED" | "MAP_ITEM_FAILED";
             payload: {
                 [key: string]: unknown;
             };
@@ -1103,6 +1113,20 @@ export interface components {
              */
             createdAt: string;
         };
+        ChildRunCostDto: {
+            /** Format: uuid */
+            workflowRunId: string;
+            /**
+             * Format: uuid
+             * @description The run whose workflow step started it
+             */
+            parentRunId: string;
+            totalCostUsd: number;
+            totalInputTokens: number;
+            totalOutputTokens: number;
+            /** @description The child run's own calls, oldest first */
+            calls: components["schemas"]["CostCallDto"][];
+        };
         RunCostDto: {
             /** Format: uuid */
             workflowRunId: string;
@@ -1112,6 +1136,12 @@ export interface components {
             totalOutputTokens: number;
             /** @description One per completed LLM call, oldest first */
             calls: components["schemas"]["CostCallDto"][];
+            /** @description Every descendant run started by workflow steps (children, their children...), oldest first, each with its own calls; the totals and calls above are the run's own */
+            childRuns: components["schemas"]["ChildRunCostDto"][];
+            /** @description totalCostUsd plus that of every descendant run */
+            totalWithChildrenCostUsd: number;
+            totalWithChildrenInputTokens: number;
+            totalWithChildrenOutputTokens: number;
         };
         ModelCostDto: {
             model: string;
@@ -2213,6 +2243,8 @@ export interface operations {
                 definitionId?: string;
                 /** @description Only runs started by this schedule */
                 scheduleId?: string;
+                /** @description Only the child runs started by this run's workflow steps */
+                parentRunId?: string;
                 /** @description Only runs created at or after this time (ISO 8601 date, midnight UTC, or timestamp with a zone) */
                 createdFrom?: string;
                 /** @description Only runs created before this time (exclusive); must be after createdFrom */

@@ -121,6 +121,10 @@ describe('costs', () => {
           createdAt: expect.any(String),
         },
       ],
+      childRuns: [],
+      totalWithChildrenCostUsd: 0.0218253,
+      totalWithChildrenInputTokens: 3334,
+      totalWithChildrenOutputTokens: 1607,
     });
     // Stored as exact numerics, not floating point.
     const rows = await t.sql<{ exact: boolean }>(
@@ -173,6 +177,10 @@ describe('costs', () => {
       totalInputTokens: 0,
       totalOutputTokens: 0,
       calls: [],
+      childRuns: [],
+      totalWithChildrenCostUsd: 0,
+      totalWithChildrenInputTokens: 0,
+      totalWithChildrenOutputTokens: 0,
     });
   });
 

@@ -141,7 +141,7 @@ describe('extensions (EXTENSION_MODULES)', () => {
       expect(logLines(service)).toContainEqual(
         expect.objectContaining({
           msg: expect.stringContaining(
-            'step types task, wait, condition, external_event, llm, approval, shout',
+            'step types task, wait, condition, external_event, llm, approval, workflow, map, shout',
           ),
         }),
       );
@@ -192,7 +192,7 @@ describe('extensions (EXTENSION_MODULES)', () => {
       expect(res.body.error.details.errors).toEqual([
         {
           field: 'steps[0].type',
-          message: 'must be one of task, wait, condition, external_event, llm, approval, shout',
+          message: 'must be one of task, wait, condition, external_event, llm, approval, workflow, map, shout',
         },
       ]);
     });

@@ -15,7 +15,9 @@ export interface BenchOptions {
   /** Sequential requests per query in the scale scenario. */
   scaleSamples: number;
   pgbenchSeconds: number;
-  /** Scenario numbers to run (1-7); 2 also covers pgbench. */
+  /** Items of the map run in scenario 10. */
+  mapItems: number;
+  /** Scenario numbers to run (1-10); 2 also covers pgbench. */
   only: Set<number>;
   build: boolean;
   keepDatabases: boolean;

@@ -197,6 +197,16 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(1000)
   SCHEDULER_BATCH_SIZE = 100;
+  /**
+   * How deep `workflow` steps may nest runs (a run started by a run started by ...): a run at this
+   * depth cannot start a child. Bounds what one API call can set going, and the cost of the lineage
+   * walk each child start makes.
+   */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(50)
+  WORKFLOW_MAX_DEPTH = 5;
 
   @Transform(emptyToUndefined)
   @IsOptional()
@@ -469,6 +479,8 @@ export interface AppConfig {
     stateMaxBytes: number;
     /** Steps one workspace may run at once in this process; unset: no limit. */
     workspaceMaxSteps?: number;
+    /** How deep child runs (`workflow` steps) may nest; a root run has depth 0. */
+    workflowMaxDepth: number;
   };
   /** The scheduler (src/schedules) that starts the runs of due schedules. */
   scheduler: { enabled: boolean; pollIntervalMs: number; batchSize: number };
@@ -776,6 +788,7 @@ export const CONFIG_VARIABLES = [
   'SCHEDULER_ENABLED',
   'SCHEDULER_POLL_INTERVAL_MS',
   'SCHEDULER_BATCH_SIZE',
+  'WORKFLOW_MAX_DEPTH',
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',
   'ANTHROPIC_API_KEY',
@@ -871,6 +884,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       resultMaxBytes: vars.STEP_RESULT_MAX_BYTES,
       stateMaxBytes: vars.RUN_STATE_MAX_BYTES,
       workspaceMaxSteps: vars.WORKSPACE_MAX_CONCURRENT_STEPS || undefined,
+      workflowMaxDepth: vars.WORKFLOW_MAX_DEPTH,
     },
     scheduler: {
       enabled: vars.SCHEDULER_ENABLED,

@@ -124,6 +124,59 @@ export class CostsRepository {
     return { totals: totals.rows[0], calls: calls.rows };
   }
 
+  /**
+   * The run's descendants (child runs of its `workflow` steps, their children...), oldest first, each
+   * with its own totals, then their calls, and the sums over the run and all of them. Each call is
+   * recorded once, on the run that made it, so the workspace summary counts it once.
+   */
+  async descendantCosts(
+    workspaceId: string,
+    runId: string,
+  ): Promise<{
+    runs: Array<CostTotalsRow & { id: string; parent_run_id: string }>;
+    calls: Array<CostCallRow & { run_id: string }>;
+    totals: CostTotalsRow;
+  }> {
+    const runs = await this.db.query<CostTotalsRow & { id: string; parent_run_id: string }>(
+      `WITH RECURSIVE d AS (
+         SELECT id, parent_run_id, created_at, 1 AS level FROM workflow_runs
+         WHERE workspace_id = $1 AND parent_run_id = $2
+         UNION ALL
+         SELECT r.id, r.parent_run_id, r.created_at, d.level + 1
+         FROM workflow_runs r JOIN d ON r.parent_run_id = d.id
+         WHERE r.workspace_id = $1 AND d.level < 100
+       )
+       SELECT d.id, d.parent_run_id, COALESCE(sum(c.cost_usd), 0)::text AS cost_usd,
+              COALESCE(sum(c.input_tokens), 0)::text AS input_tokens,
+              COALESCE(sum(c.output_tokens), 0)::text AS output_tokens, '1' AS runs
+       FROM d LEFT JOIN cost_records c ON c.workspace_id = $1 AND c.run_id = d.id
+       GROUP BY d.id, d.parent_run_id, d.created_at
+       ORDER BY d.created_at, d.id`,
+      [workspaceId, runId],
+    );
+    const ids = runs.rows.map((r) => r.id);
+    const [calls, totals] = await Promise.all([
+      ids.length === 0
+        ? Promise.resolve({ rows: [] as Array<CostCallRow & { run_id: string }> })
+        : this.db.query<CostCallRow & { run_id: string }>(
+            `SELECT run_id, step_name, model, input_tokens, output_tokens, cost_usd::text AS cost_usd,
+                    created_at
+             FROM cost_records WHERE workspace_id = $1 AND run_id = ANY ($2::uuid[])
+             ORDER BY created_at, seq`,
+            [workspaceId, ids],
+          ),
+      this.db.query<CostTotalsRow>(
+        `SELECT COALESCE(sum(cost_usd), 0)::text AS cost_usd,
+                COALESCE(sum(input_tokens), 0)::text AS input_tokens,
+                COALESCE(sum(output_tokens), 0)::text AS output_tokens,
+                count(DISTINCT run_id)::text AS runs
+         FROM cost_records WHERE workspace_id = $1 AND run_id = ANY ($2::uuid[])`,
+        [workspaceId, [runId, ...ids]],
+      ),
+    ]);
+    return { runs: runs.rows, calls: calls.rows, totals: totals.rows[0] };
+  }
+
   /** Totals and per-model sums of the records created in [from, to], most expensive model first. */
   async summary(
     workspaceId: string,

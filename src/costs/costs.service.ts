@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationError } from '../common/errors';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { CostsRepository } from './costs.repository';
+import { CostsRepository, type CostCallRow } from './costs.repository';
 import type {
   CostBucket,
+  CostCallDto,
   CostByDefinitionDto,
   CostSeriesDto,
   CostSeriesQueryDto,
@@ -11,6 +12,17 @@ import type {
   CostSummaryQueryDto,
   RunCostDto,
 } from './dto/cost.dto';
+
+function toCallDto(c: CostCallRow): CostCallDto {
+  return {
+    stepName: c.step_name,
+    model: c.model,
+    inputTokens: c.input_tokens,
+    outputTokens: c.output_tokens,
+    costUsd: Number(c.cost_usd),
+    createdAt: c.created_at.toISOString(),
+  };
+}
 
 const EPOCH = new Date('1970-01-01T00:00:00.000Z');
 const BUCKET_MS: Record<CostBucket, number> = { day: 86_400_000, hour: 3_600_000 };
@@ -28,20 +40,27 @@ export class CostsService {
     if (!(await this.costs.runExists(workspaceId, runId))) {
       throw new NotFoundError('workflow run');
     }
-    const { totals, calls } = await this.costs.runCost(workspaceId, runId);
+    const [{ totals, calls }, descendants] = await Promise.all([
+      this.costs.runCost(workspaceId, runId),
+      this.costs.descendantCosts(workspaceId, runId),
+    ]);
     return {
       workflowRunId: runId,
       totalCostUsd: Number(totals.cost_usd),
       totalInputTokens: Number(totals.input_tokens),
       totalOutputTokens: Number(totals.output_tokens),
-      calls: calls.map((c) => ({
-        stepName: c.step_name,
-        model: c.model,
-        inputTokens: c.input_tokens,
-        outputTokens: c.output_tokens,
-        costUsd: Number(c.cost_usd),
-        createdAt: c.created_at.toISOString(),
+      calls: calls.map(toCallDto),
+      childRuns: descendants.runs.map((r) => ({
+        workflowRunId: r.id,
+        parentRunId: r.parent_run_id,
+        totalCostUsd: Number(r.cost_usd),
+        totalInputTokens: Number(r.input_tokens),
+        totalOutputTokens: Number(r.output_tokens),
+        calls: descendants.calls.filter((c) => c.run_id === r.id).map(toCallDto),
       })),
+      totalWithChildrenCostUsd: Number(descendants.totals.cost_usd),
+      totalWithChildrenInputTokens: Number(descendants.totals.input_tokens),
+      totalWithChildrenOutputTokens: Number(descendants.totals.output_tokens),
     };
   }
 

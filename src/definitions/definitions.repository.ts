@@ -51,6 +51,18 @@ export class DefinitionsRepository {
     return res.rows;
   }
 
+  async getByNameVersion(
+    workspaceId: string,
+    name: string,
+    version: string,
+  ): Promise<DefinitionRow | undefined> {
+    const res = await this.db.query<DefinitionRow>(
+      `SELECT * FROM workflow_definitions WHERE workspace_id = $1 AND name = $2 AND version = $3`,
+      [workspaceId, name, version],
+    );
+    return res.rows[0];
+  }
+
   async get(workspaceId: string, id: string): Promise<DefinitionRow | undefined> {
     const res = await this.db.query<DefinitionRow>(
       `SELECT * FROM workflow_definitions WHERE workspace_id = $1 AND id = $2`,

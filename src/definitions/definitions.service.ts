@@ -9,6 +9,7 @@ import {
 import { jsonWithin } from '../common/limits';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { StepTypeRegistry } from '../steps/step-type.registry';
+import type { StepDefinition } from '../steps/step-definition';
 import { validateSteps } from '../steps/validate-steps';
 import { DefinitionRow, DefinitionsRepository } from './definitions.repository';
 import { CreateDefinitionDto, DefinitionDto } from './dto/definition.dto';
@@ -26,6 +27,25 @@ function toDto(row: DefinitionRow): DefinitionDto {
   };
 }
 
+/** How a step names a child definition. */
+interface ChildRef {
+  definitionId?: string;
+  definitionName?: string;
+  version?: string;
+}
+
+/**
+ * The child definition a step starts runs of: a `workflow` step's, or a `map` step's whose sub-step
+ * is a workflow (`path` is then `.step`, the fields' place in the step).
+ */
+function childRef(step: StepDefinition): { step: ChildRef; path: string } | undefined {
+  if (step.type === 'workflow') return { step, path: '' };
+  if (step.type === 'map' && (step.step as { type?: unknown }).type === 'workflow') {
+    return { step: step.step as ChildRef, path: '.step' };
+  }
+  return undefined;
+}
+
 @Injectable()
 export class DefinitionsService {
   constructor(
@@ -41,6 +61,8 @@ export class DefinitionsService {
     jsonWithin(dto.steps, definitionBytes, 'steps', 'MAX_DEFINITION_BYTES');
     const { steps, errors } = validateSteps(dto.steps, this.stepTypes.descriptors());
     if (errors.length > 0) throw new ValidationError(errors);
+    const childErrors = await this.checkChildDefinitions(workspaceId, dto, steps);
+    if (childErrors.length > 0) throw new ValidationError(childErrors);
     const stepsJson = jsonWithin(steps, definitionBytes, 'steps', 'MAX_DEFINITION_BYTES');
     try {
       const row = await this.repo.insert(
@@ -66,6 +88,72 @@ export class DefinitionsService {
       }
       throw err;
     }
+  }
+
+  /**
+   * The `workflow` steps' targets, which need the database: each must be a definition of this
+   * workspace, not the one being created (a definition cannot start itself), and must not nest child
+   * runs past WORKFLOW_MAX_DEPTH. Definitions are immutable and a target must exist first, so no
+   * longer cycle can be written: a definition can only start ones created before it.
+   */
+  private async checkChildDefinitions(
+    workspaceId: string,
+    dto: CreateDefinitionDto,
+    steps: StepDefinition[],
+  ): Promise<Array<{ field: string; message: string }>> {
+    const errors: Array<{ field: string; message: string }> = [];
+    const maxDepth = this.config.executor.workflowMaxDepth;
+    const depths = new Map<string, number>();
+    for (const [i, found] of steps.entries()) {
+      const child = childRef(found);
+      if (!child) continue;
+      const { step, path } = child;
+      const field = step.definitionId
+        ? `steps[${i}]${path}.definitionId`
+        : `steps[${i}]${path}.definitionName`;
+      if (step.definitionName === dto.name && step.version === dto.version) {
+        errors.push({ field, message: 'would recurse: a definition cannot start itself' });
+        continue;
+      }
+      const target = step.definitionId
+        ? await this.repo.get(workspaceId, step.definitionId)
+        : await this.repo.getByNameVersion(workspaceId, step.definitionName!, step.version!);
+      if (!target) {
+        errors.push({ field, message: 'no such definition in this workspace' });
+        continue;
+      }
+      const depth = 1 + (await this.nestingDepth(workspaceId, target, depths, maxDepth));
+      if (depth > maxDepth) {
+        errors.push({
+          field,
+          message: `would nest child runs ${depth} deep, past the limit of ${maxDepth} (WORKFLOW_MAX_DEPTH)`,
+        });
+      }
+    }
+    return errors;
+  }
+
+  /** How deep the runs of `def` nest child runs through its `workflow` steps (0: none), capped. */
+  private async nestingDepth(
+    workspaceId: string,
+    def: DefinitionRow,
+    memo: Map<string, number>,
+    cap: number,
+  ): Promise<number> {
+    const known = memo.get(def.id);
+    if (known !== undefined) return known;
+    let depth = 0;
+    for (const found of def.steps) {
+      const step = childRef(found)?.step;
+      if (!step || cap <= 0) continue;
+      const target = step.definitionId
+        ? await this.repo.get(workspaceId, step.definitionId)
+        : await this.repo.getByNameVersion(workspaceId, step.definitionName!, step.version!);
+      if (!target) continue;
+      depth = Math.max(depth, 1 + (await this.nestingDepth(workspaceId, target, memo, cap - 1)));
+    }
+    memo.set(def.id, depth);
+    return depth;
   }
 
   async list(workspaceId: string): Promise<DefinitionDto[]> {

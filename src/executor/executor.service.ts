@@ -292,6 +292,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
             workspaceId: claimed.workspaceId,
             runId: claimed.runId,
             stepRunId: claimed.id,
+            workerId: this.workerId,
             stepIndex: claimed.stepIndex,
             attempt: claimed.attempt,
             step,

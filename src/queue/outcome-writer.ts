@@ -171,11 +171,16 @@ export class OutcomeWriter {
       change.status,
     ];
     if (change.status === 'COMPLETED' || change.status === 'FAILED') {
-      const finished = await client.query<{ finished_at: Date }>(SQL.FINISH_RUN, [
+      const finished = await client.query<{ finished_at: Date; waits_parent: boolean }>(
+        SQL.FINISH_RUN,
+        [
         ...position,
         change.status === 'COMPLETED' ? JSON.stringify(change.output) : null,
-        change.status === 'FAILED' ? change.error : null,
-      ]);
+          change.status === 'FAILED' ? change.error : null,
+        ],
+      );
+      // A child run's end wakes the parent's `workflow` step, in the same transaction.
+      if (finished.rows[0].waits_parent) await client.query(SQL.WAKE_PARENTS, [[claimed.runId]]);
       const at = finished.rows[0].finished_at.toISOString();
       await enqueueWebhookEvent(
         client,

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ChildRuns } from './child-runs';
+import { MapItems } from './map-items';
 import { RunQueue } from './run-queue';
 
 /**
@@ -6,5 +8,8 @@ import { RunQueue } from './run-queue';
  * events and the webhook outbox beside them. The API's transitions come through `RunQueue`; each
  * executor process builds its own `StepQueue` (its worker id and lease are fields of it).
  */
-@Module({ providers: [RunQueue], exports: [RunQueue] })
+@Module({
+  providers: [RunQueue, ChildRuns, MapItems],
+  exports: [RunQueue, ChildRuns, MapItems],
+})
 export class QueueModule {}

@@ -234,6 +234,49 @@ export const INSERT_STEP = `
   FROM (SELECT $7::varchar AS status) s
   RETURNING id, started_at`;
 
+/** The signal type with which a child run's end wakes the `workflow` step waiting for it. */
+export const CHILD_RUN_FINISHED_SIGNAL = 'child_run.finished';
+
+/**
+ * `parents_woken`: wakes the `workflow` steps waiting for the runs of `ended` (a CTE of runs that just
+ * reached a terminal status, with their id, status, output, error, parent_step_run_id and
+ * parent_wait_attempt): each such step, still WAITING at the attempt that started the child, becomes
+ * due now with the child's end as its signal (wake reason `signal`), as a resume hands a signal to an
+ * external_event step. The parent's run row is not touched, nor locked: a run ending locks its own
+ * row, and a cancel locks a parent before its children, so locking the parent here could deadlock
+ * with a cancel of the parent. The claim moves the parent WAITING -> RUNNING when it takes the step,
+ * as for a timer, and the woken step records the child's end among its own events, under its run's
+ * lock. A child of an earlier attempt, or one started without waiting (parent_wait_attempt null),
+ * matches nothing.
+ */
+const WAKE_PARENT_STEPS = (ended: string) => `
+  parents_woken AS (
+    UPDATE step_runs s
+    SET status = 'PENDING', due_at = now(), wake_reason = 'signal',
+        signal = jsonb_build_object(
+          'signalType', '${CHILD_RUN_FINISHED_SIGNAL}',
+          'payload', jsonb_build_object('childRunId', e.id, 'status', e.status,
+                                        'output', e.output, 'error', e.error),
+          'receivedAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+    FROM ${ended} e
+    WHERE e.parent_wait_attempt IS NOT NULL AND s.id = e.parent_step_run_id
+      AND s.status = 'WAITING' AND s.attempt = e.parent_wait_attempt
+    RETURNING s.id
+  )`;
+
+/**
+ * Wakes the steps waiting for the runs $1 (ended in this transaction: a failure, a completion off the
+ * hot path, a cancel), and the executors when it woke one.
+ */
+export const WAKE_PARENTS = `
+  WITH ended AS (
+    SELECT r.id, r.status, r.output, r.error, r.parent_step_run_id, r.parent_wait_attempt
+    FROM workflow_runs r
+    WHERE r.id = ANY ($1::uuid[]) AND r.status IN ('COMPLETED', 'FAILED', 'CANCELLED')
+  ), ${WAKE_PARENT_STEPS('ended')}
+  SELECT CASE WHEN EXISTS (SELECT 1 FROM parents_woken)
+              THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS notified`;
+
 /**
  * The CTEs the two hot-path statements below share, over `input` (one row per step outcome, with at
  * least step_id, run_id and output): the runs locked (still RUNNING) in id order, then their steps
@@ -333,8 +376,10 @@ export const COMPLETE_RUNS = `
     SET state = o.state, current_step_index = o.step_index, steps_executed = o.steps_executed,
         status = 'COMPLETED', output = o.state, error = NULL, updated_at = now(), finished_at = now()
     FROM owned o WHERE r.id = o.run_id
-    RETURNING r.id, r.workspace_id, r.output, r.finished_at, o.body
-  ), events AS (${INSERT_EVENTS_FROM(10)}
+    RETURNING r.id, r.workspace_id, r.status, r.output, r.error, r.finished_at, o.body,
+              r.parent_step_run_id,
+              r.parent_wait_attempt
+  ), ${WAKE_PARENT_STEPS('finished')}, events AS (${INSERT_EVENTS_FROM(10)}
   ), deliveries AS (
     INSERT INTO webhook_deliveries (webhook_id, workspace_id, message_id, event_type, run_id, body,
                                     next_attempt_at)
@@ -352,6 +397,8 @@ export const COMPLETE_RUNS = `
   SELECT f.id AS run_id,
          CASE WHEN EXISTS (SELECT 1 FROM deliveries)
               THEN pg_notify('${WEBHOOK_READY_CHANNEL}', '') END AS notified,
+         CASE WHEN EXISTS (SELECT 1 FROM parents_woken)
+              THEN pg_notify('${STEP_READY_CHANNEL}', '') END AS woke_parents,
          CASE WHEN $15::boolean THEN (SELECT count(*) FROM announced) END AS announced
   FROM finished f`;
 
@@ -360,12 +407,13 @@ export const UPDATE_RUN_PROGRESS = `
   SET state = $2, current_step_index = $3, steps_executed = $4, status = $5, updated_at = now()
   WHERE id = $1`;
 
+/** A run's end; `waits_parent` says whether a parent's step waits for it (WAKE_PARENTS). */
 export const FINISH_RUN = `
   UPDATE workflow_runs
   SET state = $2, current_step_index = $3, steps_executed = $4, status = $5, output = $6, error = $7,
       updated_at = now(), finished_at = now()
   WHERE id = $1
-  RETURNING finished_at`;
+  RETURNING finished_at, parent_wait_attempt IS NOT NULL AS waits_parent`;
 
 /** Keeps the leases of in-flight steps alive while they run longer than a lease. */
 export const EXTEND_LEASES = `
@@ -453,7 +501,7 @@ export const NOTIFY_STEP_READY = `SELECT pg_notify('${STEP_READY_CHANNEL}', '')`
 
 /** The run columns the API answers with. */
 export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, output, error, idempotency_key,
-  current_step_index, schedule_id, created_at, updated_at`;
+  current_step_index, schedule_id, created_at, updated_at, parent_run_id, parent_step_run_id`;
 
 /**
  * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
@@ -515,6 +563,11 @@ export const CANCEL_RUN = `
             (SELECT d.name FROM workflow_definitions d WHERE d.id = r.definition_id) AS workflow`;
 
 /** Closes every unfinished step of a cancelled run; in-flight ones are told through NOTIFY. */
+/** Closes the unsettled items of a cancelled run's `map` steps. */
+export const CANCEL_MAP_ITEMS = `
+  UPDATE map_items SET status = 'CANCELLED', completed_at = now()
+  WHERE run_id = $1 AND status IN ('PENDING', 'RUNNING')`;
+
 export const CANCEL_STEPS = `
   UPDATE step_runs SET status = 'CANCELLED', due_at = NULL, locked_by = NULL,
          lock_expires_at = NULL, completed_at = now()
@@ -561,6 +614,7 @@ export const RESUME_RUN = `
   ), parked AS (
     SELECT s.id, s.step_index, s.step_name, s.step_type FROM step_runs s, run
     WHERE s.run_id = run.id AND run.status = 'WAITING' AND s.status = 'WAITING'
+      AND s.step_type NOT IN ('workflow', 'map')
     ORDER BY s.seq DESC LIMIT 1
     FOR UPDATE OF s
   ), expected AS (
@@ -590,3 +644,191 @@ export const RESUME_RUN = `
 export const WAKE_STEP = `
   WITH parked AS (SELECT $1::uuid AS id), ${WAKE_WITH_SIGNAL('parked', '$3', '$2')}
   SELECT pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM woken_run`;
+
+/* ---- Child runs: the `workflow` step. ---- */
+
+/**
+ * A definition of workspace $1 by id ($2) or by name and version ($3, $4), with its first step. Read
+ * by the `workflow` step before it starts a child, so that a missing one fails the step with a clear
+ * message instead of the outcome's transaction.
+ */
+export const CHILD_DEFINITION = `
+  SELECT id, name, version, steps -> 0 ->> 'name' AS first_name, steps -> 0 ->> 'type' AS first_type
+  FROM workflow_definitions
+  WHERE workspace_id = $1 AND (id = $2::uuid OR ($2::uuid IS NULL AND name = $3 AND version = $4))`;
+
+/**
+ * Run $1 and its ancestors, nearest first, with their definitions and depths: the cycle and depth
+ * checks of a child start. Bounded by the depth cap (a chain is never longer than
+ * WORKFLOW_MAX_DEPTH + 1), each step one primary-key read.
+ */
+export const RUN_LINEAGE = `
+  WITH RECURSIVE lineage AS (
+    SELECT id, parent_run_id, definition_id, depth, 0 AS n FROM workflow_runs WHERE id = $1
+    UNION ALL
+    SELECT r.id, r.parent_run_id, r.definition_id, r.depth, l.n + 1
+    FROM workflow_runs r JOIN lineage l ON r.id = l.parent_run_id
+    WHERE l.n < 100
+  )
+  SELECT id, definition_id, depth FROM lineage ORDER BY n`;
+
+/**
+ * A child run and its first step (PENDING, due now), in the transaction that records the parent
+ * step's outcome (which holds the parent's run lock), so that the child exists exactly when the
+ * outcome does. $1 id (made by the step, so that its output and events can name it), $2 workspace,
+ * $3 definition, $4 input, $5 parent run, $6 parent step run, $7 the waiting attempt (null: nobody
+ * waits), $8 depth, $9 first step name, $10 first step type, $11 the `map` item it runs (null for a
+ * `workflow` step's child). No idempotency key: the outcome is recorded once.
+ */
+export const INSERT_CHILD_RUN = `
+  WITH run AS (
+    INSERT INTO workflow_runs (id, workspace_id, definition_id, input, state, parent_run_id,
+                               parent_step_run_id, parent_wait_attempt, depth, parent_item_index)
+    VALUES ($1, $2, $3, $4::jsonb, $4::jsonb, $5, $6, $7, $8, $11)
+    RETURNING id
+  ), first_step AS (
+    INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
+    SELECT run.id, $2, 0, $9, $10, 'PENDING', now() FROM run
+  )
+  SELECT pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM run`;
+
+/**
+ * Locks the unfinished descendants of run $1 (children, their children...), in id order, for a cancel
+ * that cascades: after the run itself (locked first, as every transition does) and before any of the
+ * run's steps are touched, so that a child ending meanwhile (which locks its own row, then wakes the
+ * parent's step row) either finishes first or finds itself cancelled. FOR UPDATE re-checks the status
+ * once a lock is granted, so a child that ended while we waited is left alone.
+ */
+export const LOCK_DESCENDANTS = `
+  WITH RECURSIVE descendants AS (
+    SELECT id, 1 AS level FROM workflow_runs WHERE parent_run_id = $1
+    UNION ALL
+    SELECT r.id, d.level + 1 FROM workflow_runs r JOIN descendants d ON r.parent_run_id = d.id
+    WHERE d.level < 100
+  )
+  SELECT r.id, r.workspace_id FROM workflow_runs r
+  WHERE r.id IN (SELECT id FROM descendants)
+    AND r.status IN ('PENDING', 'RUNNING', 'WAITING', 'PAUSED')
+  ORDER BY r.id
+  FOR UPDATE`;
+
+/* ---- Map items: the `map` step. ---- */
+
+/**
+ * The map step run $1 is still worker $2's (RUNNING under its lease): every map item statement writes
+ * only then, so an owner whose lease was taken over (or whose run was cancelled) changes nothing.
+ */
+const MAP_OWNER = `SELECT 1 FROM step_runs WHERE id = $1 AND locked_by = $2 AND status = 'RUNNING'`;
+
+/**
+ * Before a map step (step run $1, worker $2, attempt $3) takes items: items RUNNING belong to an
+ * owner that died (only the step's owner runs items, and it is us now), so they wait again; items
+ * FAILED in an earlier attempt of the step are queued again by this one (an automatic retry runs only
+ * the failed items). $4 false leaves RUNNING items alone: those of a workflow sub-step are child runs
+ * still going, which settle when they end.
+ */
+export const REQUEUE_MAP_ITEMS = `
+  UPDATE map_items SET status = 'PENDING', started_at = NULL, error = NULL, map_attempt = $3
+  WHERE step_run_id = $1 AND EXISTS (${MAP_OWNER})
+    AND ((status = 'RUNNING' AND $4::boolean) OR (status = 'FAILED' AND map_attempt < $3))`;
+
+/**
+ * The items of map step $1 (worker $2; run $3, workspace $4, step index $5, attempt $6), $7 of them,
+ * when it has none yet: one PENDING row per element. When the run's previous step run of the same
+ * index failed (a manual retry of a failed map), the items it completed are copied COMPLETED with
+ * their outputs, so that only its failed items run again. Does nothing when they exist.
+ */
+export const SEED_MAP_ITEMS = `
+  WITH previous AS (
+    SELECT s.id, s.status FROM step_runs s
+    WHERE s.run_id = $3 AND s.step_index = $5 AND s.id <> $1
+    ORDER BY s.seq DESC LIMIT 1
+  ), kept AS (
+    SELECT m.item_index, m.output, m.completed_at, m.attempts FROM map_items m
+    WHERE m.step_run_id = (SELECT id FROM previous WHERE status = 'FAILED') AND m.status = 'COMPLETED'
+  )
+  INSERT INTO map_items (step_run_id, item_index, run_id, workspace_id, status, attempts, output,
+                         completed_at, map_attempt)
+  SELECT $1, g.i, $3, $4, CASE WHEN k.item_index IS NULL THEN 'PENDING' ELSE 'COMPLETED' END,
+         COALESCE(k.attempts, 0), k.output, k.completed_at, $6
+  FROM generate_series(0, $7::int - 1) AS g(i)
+  LEFT JOIN kept k ON k.item_index = g.i
+  WHERE EXISTS (${MAP_OWNER})
+  ON CONFLICT (step_run_id, item_index) DO NOTHING`;
+
+/**
+ * Takes up to $3 waiting items of map step $1 (worker $2), lowest index first, marking them RUNNING:
+ * the items beyond the step's concurrency stay PENDING rows until a slot frees. Only the step's owner
+ * takes its items, so no two executors race for them.
+ */
+export const TAKE_MAP_ITEMS = `
+  UPDATE map_items m SET status = 'RUNNING', attempts = m.attempts + 1, started_at = now()
+  FROM (SELECT item_index FROM map_items
+        WHERE step_run_id = $1 AND status = 'PENDING'
+        ORDER BY item_index LIMIT $3) t
+  WHERE m.step_run_id = $1 AND m.item_index = t.item_index AND EXISTS (${MAP_OWNER})
+  RETURNING m.item_index, m.attempts`;
+
+/**
+ * Settles items of map step $1 (worker $2) in one statement, as they finished: each COMPLETED with
+ * its output or FAILED with its error, and a MAP_ITEM_COMPLETED or MAP_ITEM_FAILED event each. The run
+ * ($3, workspace $4) is locked first, as every statement that records a run's events does (the live
+ * streams rely on a run's events committing in order), and must still be RUNNING with the step ours:
+ * otherwise nothing is written, and the count returned (0) tells the step it lost the map. Only a
+ * RUNNING item settles, so an item completes at most once.
+ *
+ * Per item: $5 index, $6 status, $7 output, $8 error, $9 duration ms; $10 the step's name.
+ */
+export const SETTLE_MAP_ITEMS = `
+  WITH run AS (
+    SELECT id FROM workflow_runs WHERE id = $3 AND status = 'RUNNING' FOR UPDATE
+  ), owner AS (
+    SELECT s.id FROM step_runs s, run
+    WHERE s.id = $1 AND s.locked_by = $2 AND s.status = 'RUNNING'
+  ), input AS (
+    SELECT * FROM unnest($5::int[], $6::varchar[], $7::jsonb[], $8::text[], $9::int[])
+      AS i(item_index, status, output, error, duration_ms)
+  ), settled AS (
+    UPDATE map_items m
+    SET status = i.status, output = i.output, error = i.error, completed_at = now()
+    FROM input i, owner
+    WHERE m.step_run_id = $1 AND m.item_index = i.item_index AND m.status = 'RUNNING'
+    RETURNING m.item_index, m.status, m.error, m.attempts, i.duration_ms, m.run_id
+  ), events AS (
+    INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
+    SELECT $3, $4, $1,
+           CASE WHEN s.status = 'COMPLETED' THEN 'MAP_ITEM_COMPLETED' ELSE 'MAP_ITEM_FAILED' END,
+           jsonb_build_object('stepName', $10::text, 'itemIndex', s.item_index,
+                              'attempts', s.attempts, 'durationMs', s.duration_ms)
+             || CASE WHEN s.status = 'FAILED' THEN jsonb_build_object('error', s.error)
+                     ELSE '{}'::jsonb END
+    FROM settled s ORDER BY s.item_index
+  ), ${ANNOUNCE_RUN_EVENTS('settled')}
+  SELECT (SELECT count(*) FROM settled)::int AS settled, (SELECT count(*) FROM announced) AS announced`;
+
+/** The items of map step $1 in order, with what they settled to: the map's output. */
+export const MAP_ITEM_RESULTS = `
+  SELECT item_index, status, output, error FROM map_items WHERE step_run_id = $1 ORDER BY item_index`;
+
+/**
+ * The child runs of map step $2 (of run $1) whose sub-step is a workflow, the latest one per item (a
+ * retried item has several), with how they ended: the map settles its RUNNING items from them.
+ */
+export const MAP_CHILDREN = `
+  SELECT DISTINCT ON (parent_item_index) parent_item_index, id, status, output, error
+  FROM workflow_runs
+  WHERE parent_run_id = $1 AND parent_step_run_id = $2 AND parent_item_index IS NOT NULL
+  ORDER BY parent_item_index, created_at DESC, id DESC`;
+
+/** Up to $2 waiting items of map step $1, lowest index first (read only: started with START_MAP_ITEM). */
+export const PENDING_MAP_ITEMS = `
+  SELECT item_index FROM map_items WHERE step_run_id = $1 AND status = 'PENDING'
+  ORDER BY item_index LIMIT $2`;
+
+/**
+ * Marks item $2 of map step $1 RUNNING, in the transaction that records the step's outcome and
+ * creates the item's child run, so that a RUNNING item of a workflow sub-step always has its child.
+ */
+export const START_MAP_ITEM = `
+  UPDATE map_items SET status = 'RUNNING', attempts = attempts + 1, started_at = now()
+  WHERE step_run_id = $1 AND item_index = $2 AND status = 'PENDING'`;

@@ -19,6 +19,10 @@ export const RUN_EVENT_TYPES = [
   'APPROVAL_REQUESTED',
   'APPROVAL_DECIDED',
   'SIGNAL_RECEIVED',
+  'CHILD_RUN_STARTED',
+  'CHILD_RUN_FINISHED',
+  'MAP_ITEM_COMPLETED',
+  'MAP_ITEM_FAILED',
 ] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 

@@ -23,6 +23,9 @@ export interface RunRow {
   schedule_id: string | null;
   created_at: Date;
   updated_at: Date;
+  /** The run whose `workflow` step started this one; null for a run started otherwise. */
+  parent_run_id: string | null;
+  parent_step_run_id: string | null;
 }
 
 /** Outcomes of the API's run transitions; the service maps them to answers and errors. */
@@ -145,36 +148,61 @@ export class RunQueue {
     this.metrics.runStarted(workspaceId, workflow);
   }
 
-  /** PENDING, RUNNING, WAITING or PAUSED -> CANCELLED; in-flight steps are told through NOTIFY. */
+  /**
+   * PENDING, RUNNING, WAITING or PAUSED -> CANCELLED; in-flight steps are told through NOTIFY. The
+   * cancel cascades to the run's unfinished descendants (child runs of `workflow` steps, their
+   * children...), each cancelled as if on its own (its event, its webhook); and when the run is itself
+   * a child its parent's waiting step is woken (and fails: the child was cancelled).
+   */
   async cancel(workspaceId: string, id: string): Promise<TransitionResult> {
-    let cancelled: { workflow: string; created_at: Date } | undefined;
+    const cancelled: Array<{ workspaceId: string; workflow: string; created_at: Date }> = [];
     const result = await this.transition(workspaceId, id, async (client, run) => {
       if (!['PENDING', 'RUNNING', 'WAITING', 'PAUSED'].includes(run.status)) {
         return { ok: false, reason: 'bad-state', status: run.status };
       }
-      const { workflow, created_at, ...row } = (
-        await client.query<Transition & { workflow: string; created_at: Date }>(SQL.CANCEL_RUN, [
-          id,
-        ])
-      ).rows[0];
-      cancelled = { workflow, created_at };
-      await client.query(SQL.CANCEL_STEPS, [id]);
-      await insertEvents(client, [
-        { runId: id, workspaceId, stepRunId: null, type: 'WORKFLOW_CANCELLED' },
-      ]);
-      await enqueueWebhookEvent(client, {
-        workspaceId,
-        runId: id,
-        event: 'workflow.cancelled',
-        data: { status: 'CANCELLED', cancelledAt: row.updated_at.toISOString() },
-      });
-      await client.query(SQL.NOTIFY_RUN_CANCELLED, [id]);
+      // The descendants are locked before any step of the run is touched (see LOCK_DESCENDANTS).
+      const descendants = (
+        await client.query<{ id: string; workspace_id: string }>(SQL.LOCK_DESCENDANTS, [id])
+      ).rows;
+      const row = await this.cancelLocked(client, workspaceId, id, cancelled);
+      for (const child of descendants) {
+        await this.cancelLocked(client, child.workspace_id, child.id, cancelled);
+      }
+      if (run.parent_run_id) await client.query(SQL.WAKE_PARENTS, [[id]]);
       return { ok: true, run: row };
     });
-    if (result.ok && cancelled) {
-      this.metrics.runFinished(workspaceId, cancelled.workflow, 'cancelled', cancelled.created_at);
+    if (result.ok) {
+      for (const c of cancelled) {
+        this.metrics.runFinished(c.workspaceId, c.workflow, 'cancelled', c.created_at);
+      }
     }
     return result;
+  }
+
+  /** Cancels run `id`, whose row the transaction holds locked: its steps, event, webhook, NOTIFY. */
+  private async cancelLocked(
+    client: PoolClient,
+    workspaceId: string,
+    id: string,
+    cancelled: Array<{ workspaceId: string; workflow: string; created_at: Date }>,
+  ): Promise<Transition> {
+    const { workflow, created_at, ...row } = (
+      await client.query<Transition & { workflow: string; created_at: Date }>(SQL.CANCEL_RUN, [id])
+    ).rows[0];
+    cancelled.push({ workspaceId, workflow, created_at });
+    await client.query(SQL.CANCEL_STEPS, [id]);
+    await client.query(SQL.CANCEL_MAP_ITEMS, [id]);
+    await insertEvents(client, [
+      { runId: id, workspaceId, stepRunId: null, type: 'WORKFLOW_CANCELLED' },
+    ]);
+    await enqueueWebhookEvent(client, {
+      workspaceId,
+      runId: id,
+      event: 'workflow.cancelled',
+      data: { status: 'CANCELLED', cancelledAt: row.updated_at.toISOString() },
+    });
+    await client.query(SQL.NOTIFY_RUN_CANCELLED, [id]);
+    return row;
   }
 
   /**

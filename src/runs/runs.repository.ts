@@ -50,6 +50,8 @@ export interface RunListFilter {
   status?: string;
   definitionId?: string;
   scheduleId?: string;
+  /** The runs started by this run's `workflow` steps (its children). */
+  parentRunId?: string;
   /** created_at >= createdFrom */
   createdFrom?: Date;
   /** created_at < createdTo */
@@ -75,6 +77,10 @@ export function runListStatements(
   if (filter.scheduleId) {
     params.push(filter.scheduleId);
     where.push(`schedule_id = $${params.length}`);
+  }
+  if (filter.parentRunId) {
+    params.push(filter.parentRunId);
+    where.push(`parent_run_id = $${params.length}`);
   }
   // A range on created_at, the column every list index orders by after its equality columns: the
   // index scan starts and stops at the bounds.

@@ -30,6 +30,8 @@ export function toRunDto(row: RunRow, withStepIndex: boolean): RunDto {
     error: row.error,
     idempotencyKey: row.idempotency_key,
     scheduleId: row.schedule_id,
+    parentRunId: row.parent_run_id,
+    parentStepRunId: row.parent_step_run_id,
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -94,7 +96,7 @@ export class RunsService {
       throw ValidationError.field('createdFrom', 'createdFrom must be before createdTo');
     }
     // A filter, not a path id: a malformed one matches no run, an empty page rather than a 404.
-    for (const id of [q.definitionId, q.scheduleId]) {
+    for (const id of [q.definitionId, q.scheduleId, q.parentRunId]) {
       if (id !== undefined && !isUuid(id)) return new Paginated([], q.page, q.pageSize, 0);
     }
     const { rows, total } = await this.runs.list(
@@ -103,6 +105,7 @@ export class RunsService {
         status: q.status,
         definitionId: q.definitionId,
         scheduleId: q.scheduleId,
+        parentRunId: q.parentRunId,
         createdFrom,
         createdTo,
       },

@@ -76,8 +76,33 @@ export interface ApprovalStep extends BaseStep {
   regenerateFrom?: string;
 }
 
+export interface WorkflowStep extends BaseStep {
+  type: 'workflow';
+  definitionId?: string;
+  definitionName?: string;
+  version?: string;
+  input?: Record<string, unknown>;
+  waitForCompletion?: boolean;
+}
+
+export interface MapStep extends BaseStep {
+  type: 'map';
+  items: string;
+  step: TaskStep | Record<string, unknown>;
+  maxConcurrency?: number;
+  toleratedFailures?: number | string;
+  maxItems?: number;
+}
+
 export type StepDefinition =
-  TaskStep | WaitStep | ConditionStep | ExternalEventStep | LlmStep | ApprovalStep;
+  | TaskStep
+  | WaitStep
+  | ConditionStep
+  | ExternalEventStep
+  | LlmStep
+  | ApprovalStep
+  | WorkflowStep
+  | MapStep;
 
 export interface ResolvedRetryPolicy {
   maxAttempts: number;

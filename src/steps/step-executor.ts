@@ -8,6 +8,8 @@ export interface StepContext {
   workspaceId: string;
   runId: string;
   stepRunId: string;
+  /** The executor holding the step's lease (a `map` step's item writes check it still does). */
+  workerId: string;
   stepIndex: number;
   attempt: number;
   step: StepDefinition;

@@ -69,7 +69,7 @@ describe('validateSteps', () => {
       'steps[1].type',
     ]);
     expect(messageOf([{ type: 'sleep', name: 'a' }], 'steps[0].type')).toBe(
-      'must be one of task, wait, condition, external_event, llm, approval',
+      'must be one of task, wait, condition, external_event, llm, approval, workflow, map',
     );
   });
 
@@ -309,6 +309,128 @@ describe('validateSteps', () => {
       expect(fieldsOf([{ type: 'approval', name: 'r', prompt: 'ok?' }])).toEqual([
         'steps[0].contentKey',
       ]);
+    });
+  });
+
+  describe('workflow', () => {
+    const id = '0190c5a2-0000-7000-8000-000000000001';
+    it('accepts a child by id or by name and version, with a templated input', () => {
+      expect(
+        fieldsOf([
+          { type: 'workflow', name: 'a', definitionId: id, input: { n: '{{x}}' } },
+          { type: 'workflow', name: 'b', definitionName: 'child', version: '2' },
+          { type: 'workflow', name: 'c', definitionId: id, waitForCompletion: false },
+        ]),
+      ).toEqual([]);
+    });
+
+    it('names each refused field', () => {
+      expect(messageOf([{ type: 'workflow', name: 'a' }], 'steps[0].definitionId')).toBe(
+        'give either definitionId, or definitionName with version',
+      );
+      expect(
+        messageOf(
+          [{ type: 'workflow', name: 'a', definitionId: id, definitionName: 'x', version: '1' }],
+          'steps[0].definitionId',
+        ),
+      ).toBe('give either definitionId, or definitionName with version');
+      expect(
+        messageOf([{ type: 'workflow', name: 'a', definitionName: 'x' }], 'steps[0].version'),
+      ).toBe('is required with definitionName');
+      expect(
+        fieldsOf([
+          {
+            type: 'workflow',
+            name: 'a',
+            definitionId: 'nope',
+            input: [],
+            waitForCompletion: 1,
+            timeoutMs: 5,
+            other: true,
+          },
+        ]).sort(),
+      ).toEqual(
+        [
+          'steps[0].definitionId',
+          'steps[0].input',
+          'steps[0].other',
+          'steps[0].timeoutMs',
+          'steps[0].waitForCompletion',
+        ].sort(),
+      );
+    });
+  });
+
+  describe('map', () => {
+    const map = (extra: Step = {}): Step => ({
+      type: 'map',
+      name: 'each',
+      items: 'documents',
+      step: { type: 'task', handler: 'noop', config: { id: '{{item.id}}' } },
+      ...extra,
+    });
+
+    it('accepts a task sub-step with counts or percentages of tolerated failures', () => {
+      expect(
+        fieldsOf([
+          map(),
+          map({ name: 'b', maxConcurrency: 50, toleratedFailures: 2, maxItems: 10_000 }),
+          map({ name: 'c', toleratedFailures: '12.5%' }),
+          map({ name: 'd', step: { type: 'task', handler: 'noop', retry: { maxAttempts: 2 } } }),
+        ]),
+      ).toEqual([]);
+    });
+
+    it('accepts a workflow sub-step and names its refused fields', () => {
+      const id = '0190c5a2-0000-7000-8000-000000000001';
+      expect(
+        fieldsOf([
+          map({ step: { type: 'workflow', definitionId: id, input: { doc: '{{item}}' } } }),
+          map({ name: 'b', step: { type: 'workflow', definitionName: 'one', version: '1' } }),
+        ]),
+      ).toEqual([]);
+      expect(fieldsOf([map({ step: { type: 'workflow' } })])).toEqual([
+        'steps[0].step.definitionId',
+      ]);
+      expect(fieldsOf([map({ step: { type: 'workflow', definitionId: 'x' } })])).toEqual([
+        'steps[0].step.definitionId',
+      ]);
+      expect(fieldsOf([map({ step: { type: 'workflow', definitionName: 'one' } })])).toEqual([
+        'steps[0].step.version',
+      ]);
+      expect(
+        fieldsOf([
+          map({
+            step: { type: 'workflow', definitionId: id, input: [], waitForCompletion: false },
+          }),
+        ]).sort(),
+      ).toEqual(['steps[0].step.input', 'steps[0].step.waitForCompletion']);
+    });
+
+    it("names each refused field, the sub-step's with its path", () => {
+      expect(fieldsOf([map({ items: undefined, step: undefined })]).sort()).toEqual([
+        'steps[0].items',
+        'steps[0].step',
+      ]);
+      expect(fieldsOf([map({ maxConcurrency: 1001 })])).toEqual(['steps[0].maxConcurrency']);
+      expect(fieldsOf([map({ maxItems: 0 })])).toEqual(['steps[0].maxItems']);
+      for (const bad of ['101%', '5 %', 'ten', -1, 1.5]) {
+        expect(fieldsOf([map({ toleratedFailures: bad })])).toEqual(['steps[0].toleratedFailures']);
+      }
+      expect(messageOf([map({ step: { type: 'llm' } })], 'steps[0].step.type')).toBe(
+        'must be task or workflow',
+      );
+      expect(fieldsOf([map({ step: { type: 'task', handler: 'noop', outputKey: 'x' } })])).toEqual([
+        'steps[0].step.outputKey',
+      ]);
+      expect(
+        fieldsOf([map({ step: { type: 'task', handler: 'noop', retry: { maxAttempts: 0 } } })]),
+      ).toEqual(['steps[0].step.retry.maxAttempts']);
+      expect(
+        fieldsOf([
+          map({ step: { type: 'task', handler: 'transform', config: { expression: '(' } } }),
+        ]),
+      ).toEqual(['steps[0].step.config.expression']);
     });
   });
 

@@ -47,6 +47,32 @@ export class RunCostDto {
   @ApiProperty({ type: 'integer', minimum: 0 }) totalOutputTokens: number;
   @ApiProperty({ type: [CostCallDto], description: 'One per completed LLM call, oldest first' })
   calls: CostCallDto[];
+  @ApiProperty({
+    type: () => [ChildRunCostDto],
+    description:
+      'Every descendant run started by workflow steps (children, their children...), oldest first, ' +
+      'each with its own calls; the totals and calls above are the run\'s own',
+  })
+  childRuns: ChildRunCostDto[];
+  @ApiProperty({
+    type: 'number',
+    minimum: 0,
+    description: 'totalCostUsd plus that of every descendant run',
+  })
+  totalWithChildrenCostUsd: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) totalWithChildrenInputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) totalWithChildrenOutputTokens: number;
+}
+
+export class ChildRunCostDto {
+  @ApiProperty({ format: 'uuid' }) workflowRunId: string;
+  @ApiProperty({ format: 'uuid', description: 'The run whose workflow step started it' })
+  parentRunId: string;
+  @ApiProperty({ type: 'number', minimum: 0 }) totalCostUsd: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) totalInputTokens: number;
+  @ApiProperty({ type: 'integer', minimum: 0 }) totalOutputTokens: number;
+  @ApiProperty({ type: [CostCallDto], description: 'The child run\'s own calls, oldest first' })
+  calls: CostCallDto[];
 }
 
 export class ModelCostDto {

@@ -54,6 +54,15 @@ export class ListRunsQueryDto extends PageQueryDto {
   scheduleId?: string;
 
   @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'Only the child runs started by this run\'s workflow steps',
+  })
+  @IsOptional()
+  @IsString()
+  @Length(1, 100)
+  parentRunId?: string;
+
+  @ApiPropertyOptional({
     format: 'date-time',
     description:
       'Only runs created at or after this time (ISO 8601 date, midnight UTC, or timestamp with a zone)',
@@ -100,6 +109,20 @@ export class RunDto {
   @ApiProperty({ nullable: true, type: String, description: 'Why the run failed' })
   error: string | null;
   @ApiProperty({ nullable: true, type: String }) idempotencyKey: string | null;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'The run whose workflow step started this one (a child run); null otherwise',
+  })
+  parentRunId: string | null;
+  @ApiProperty({
+    format: 'uuid',
+    nullable: true,
+    type: String,
+    description: 'The step run of the parent that started this run; null for a run without parent',
+  })
+  parentStepRunId: string | null;
   @ApiPropertyOptional({
     type: 'integer',
     minimum: 0,

@@ -31,6 +31,10 @@ export const RUN_EVENT_TYPES = [
   'APPROVAL_REQUESTED',
   'APPROVAL_DECIDED',
   'SIGNAL_RECEIVED',
+  'CHILD_RUN_STARTED',
+  'CHILD_RUN_FINISHED',
+  'MAP_ITEM_COMPLETED',
+  'MAP_ITEM_FAILED',
 ] as const;
 
 /** The events after which the run has nothing more to say (until a FAILED run is retried). */
@@ -49,6 +53,7 @@ const FAILURE_TYPES: ReadonlySet<string> = new Set([
   'LLM_CALL_FAILED',
   'LLM_FALLBACK_TRIGGERED',
   'GUARDRAIL_TRIGGERED',
+  'MAP_ITEM_FAILED',
 ]);
 
 export function isTerminalEvent(eventType: string): boolean {
@@ -100,6 +105,7 @@ export function statusAfterEvent(event: {
     case 'WORKFLOW_STARTED':
     case 'SIGNAL_RECEIVED':
     case 'APPROVAL_DECIDED':
+    case 'CHILD_RUN_FINISHED':
       return 'RUNNING';
     case 'APPROVAL_REQUESTED':
       return 'PAUSED';

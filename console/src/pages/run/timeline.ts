@@ -48,6 +48,7 @@ export const WAITING_STEP_TYPES: ReadonlySet<string> = new Set([
   'wait',
   'external_event',
   'approval',
+  'workflow',
 ]);
 
 /** The narrowest bar, in % of the axis. */

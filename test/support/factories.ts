@@ -5,6 +5,7 @@ import type {
   CreatedApiKey,
   CreateWorkspaceRequest,
   Envelope,
+  Scope,
   Workspace,
 } from '../../client';
 
@@ -48,7 +49,7 @@ export async function createScopedKey(
   scopes: readonly string[],
   name = `scoped ${scopes.join(' ')}`.slice(0, 100),
 ): Promise<{ id: string; key: string }> {
-  const body: CreateApiKeyRequest = { name, scopes: [...scopes] as CreateApiKeyRequest['scopes'] };
+  const body: CreateApiKeyRequest = { name, scopes: [...scopes] as Scope[] };
   const res = await http.post('/v1/api-keys').set('x-api-key', callerKey).send(body);
   if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${res.text}`);
   const created = (res.body as Envelope<CreatedApiKey>).data;

@@ -148,6 +148,8 @@ describe('console Webhooks pages (browser)', () => {
     await page.reload();
     expect(await page.getByLabel('Status').inputValue()).toBe('failed');
     const entry = page.locator(`tr[data-delivery-id="${failed.id}"]`);
+    // After the reload the log is read again: wait for the row (allInnerTexts does not wait).
+    await entry.waitFor();
     expect((await entry.locator('th, td').allInnerTexts()).slice(0, 4)).toEqual([
       expect.stringContaining('workflow.completed'),
       'failed',

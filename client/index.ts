@@ -20,6 +20,8 @@ export type CreateWorkspaceRequest = Schemas['CreateWorkspaceDto'];
 export type ApiKey = Schemas['ApiKeyDto'];
 export type CreatedApiKey = Schemas['CreatedApiKeyDto'];
 export type CreateApiKeyRequest = Schemas['CreateApiKeyDto'];
+/** What a key may do (README "Scopes"). */
+export type Scope = ApiKey['scopes'][number];
 export type Definition = Schemas['DefinitionDto'];
 export type CreateDefinitionRequest = Schemas['CreateDefinitionDto'];
 export type Run = Schemas['RunDto'];

@@ -100,12 +100,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace keys (never the key itself) */
+        /**
+         * List the workspace keys (never the key itself)
+         * @description The calling API key needs the scope `keys:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["ApiKeysController_list"];
         put?: never;
         /**
          * Create an API key
-         * @description With x-api-key: a key in the caller workspace. Bootstrap: x-admin-token plus workspaceId (ADMIN_TOKEN set), or workspaceId alone while the workspace has no active key (no ADMIN_TOKEN). Without credentials an unknown workspace answers like one that has keys (401), so that workspace ids cannot be probed.
+         * @description With x-api-key: a key in the caller workspace. Bootstrap: x-admin-token plus workspaceId (ADMIN_TOKEN set), or workspaceId alone while the workspace has no active key (no ADMIN_TOKEN). Without credentials an unknown workspace answers like one that has keys (401), so that workspace ids cannot be probed. `scopes` (default: every scope) must all be held by the calling key: 403 FORBIDDEN `API key lacks scope <scope>` names the first it lacks. The calling API key needs the scope `keys:write` (403 FORBIDDEN otherwise).
          */
         post: operations["ApiKeysController_create"];
         delete?: never;
@@ -126,7 +129,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key at once
-         * @description 409 CONFLICT when the calling key tries to revoke itself (a console session, the key it holds), or when the key is the last active key of the workspace (a workspace keeps at least one active key).
+         * @description 409 CONFLICT when the calling key tries to revoke itself (a console session, the key it holds), or when the key is the last active key of the workspace (a workspace keeps at least one active key). 403 FORBIDDEN `API key lacks scope <scope>` when the key has a scope the calling key lacks: a key revokes only keys it could have created. The calling API key needs the scope `keys:write` (403 FORBIDDEN otherwise).
          */
         delete: operations["ApiKeysController_revoke"];
         options?: never;
@@ -141,10 +144,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List definitions, newest first (no pagination meta) */
+        /**
+         * List definitions, newest first (no pagination meta)
+         * @description The calling API key needs the scope `definitions:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["DefinitionsController_list"];
         put?: never;
-        /** Register an immutable, versioned workflow definition */
+        /**
+         * Register an immutable, versioned workflow definition
+         * @description The calling API key needs the scope `definitions:write` (403 FORBIDDEN otherwise).
+         */
         post: operations["DefinitionsController_create"];
         delete?: never;
         options?: never;
@@ -159,7 +168,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one definition */
+        /**
+         * Get one definition
+         * @description The calling API key needs the scope `definitions:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["DefinitionsController_get"];
         put?: never;
         post?: never;
@@ -176,10 +188,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List runs, newest first, with pagination meta */
+        /**
+         * List runs, newest first, with pagination meta
+         * @description The calling API key needs the scope `runs:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["RunsController_list"];
         put?: never;
-        /** Start a run (201), or return the run holding the idempotencyKey (200) */
+        /**
+         * Start a run (201), or return the run holding the idempotencyKey (200)
+         * @description The calling API key needs the scope `runs:write` (403 FORBIDDEN otherwise).
+         */
         post: operations["RunsController_create"];
         delete?: never;
         options?: never;
@@ -194,7 +212,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one run, including currentStepIndex */
+        /**
+         * Get one run, including currentStepIndex
+         * @description The calling API key needs the scope `runs:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["RunsController_get"];
         put?: never;
         post?: never;
@@ -213,7 +234,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a PENDING, RUNNING, WAITING or PAUSED run */
+        /**
+         * Cancel a PENDING, RUNNING, WAITING or PAUSED run
+         * @description The calling API key needs the scope `runs:write` (403 FORBIDDEN otherwise).
+         */
         post: operations["RunsController_cancel"];
         delete?: never;
         options?: never;
@@ -230,7 +254,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver a signal to a WAITING run */
+        /**
+         * Deliver a signal to a WAITING run
+         * @description The calling API key needs the scope `runs:write` (403 FORBIDDEN otherwise).
+         */
         post: operations["RunsController_resume"];
         delete?: never;
         options?: never;
@@ -247,7 +274,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Retry a FAILED run from its failed step */
+        /**
+         * Retry a FAILED run from its failed step
+         * @description The calling API key needs the scope `runs:write` (403 FORBIDDEN otherwise).
+         */
         post: operations["RunsController_retry"];
         delete?: never;
         options?: never;
@@ -262,7 +292,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Run events, oldest first, paginated */
+        /**
+         * Run events, oldest first, paginated
+         * @description The calling API key needs the scope `runs:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["RunsController_events"];
         put?: never;
         post?: never;
@@ -281,7 +314,7 @@ export interface paths {
         };
         /**
          * Live run events (Server-Sent Events): the recorded ones, then new ones as recorded
-         * @description Same authentication, workspace scoping and 404 as the events list. Opening a stream counts as one request against the rate limit; open streams are capped per workspace (SSE_MAX_STREAMS_PER_WORKSPACE) and per server process (SSE_MAX_STREAMS): 429 beyond.
+         * @description Same authentication, workspace scoping and 404 as the events list. Opening a stream counts as one request against the rate limit; open streams are capped per workspace (SSE_MAX_STREAMS_PER_WORKSPACE) and per server process (SSE_MAX_STREAMS): 429 beyond. The calling API key needs the scope `runs:read` (403 FORBIDDEN otherwise).
          */
         get: operations["RunsController_stream"];
         put?: never;
@@ -299,7 +332,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The run step runs in execution order */
+        /**
+         * The run step runs in execution order
+         * @description The calling API key needs the scope `runs:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["RunsController_steps"];
         put?: never;
         post?: never;
@@ -316,12 +352,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List schedules, newest first, with pagination meta */
+        /**
+         * List schedules, newest first, with pagination meta
+         * @description The calling API key needs the scope `schedules:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["SchedulesController_list"];
         put?: never;
         /**
          * Create a schedule that starts runs of a definition on a cron expression
-         * @description A workspace holds at most MAX_SCHEDULES_PER_WORKSPACE (default 1000) schedules (409). An expression that does not parse, never fires or fires more than once a second, an unknown time zone and a definition not in the workspace are 400 naming the field.
+         * @description A workspace holds at most MAX_SCHEDULES_PER_WORKSPACE (default 1000) schedules (409). An expression that does not parse, never fires or fires more than once a second, an unknown time zone and a definition not in the workspace are 400 naming the field. The calling API key needs the scope `schedules:write` (403 FORBIDDEN otherwise).
          */
         post: operations["SchedulesController_create"];
         delete?: never;
@@ -337,17 +376,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Get one schedule with its next fire times */
+        /**
+         * Get one schedule with its next fire times
+         * @description The calling API key needs the scope `schedules:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["SchedulesController_get"];
         put?: never;
         post?: never;
-        /** Delete a schedule; it starts no run afterwards. Its runs keep their scheduleId. */
+        /**
+         * Delete a schedule; it starts no run afterwards. Its runs keep their scheduleId.
+         * @description The calling API key needs the scope `schedules:write` (403 FORBIDDEN otherwise).
+         */
         delete: operations["SchedulesController_delete"];
         options?: never;
         head?: never;
         /**
          * Change a schedule: pause or resume, cron, timezone, input, policies
-         * @description A change of cron, timezone or jitterMs, and a resume, compute the next fire from now; fires missed while paused are not caught up.
+         * @description A change of cron, timezone or jitterMs, and a resume, compute the next fire from now; fires missed while paused are not caught up. The calling API key needs the scope `schedules:write` (403 FORBIDDEN otherwise).
          */
         patch: operations["SchedulesController_update"];
         trace?: never;
@@ -363,7 +408,7 @@ export interface paths {
         put?: never;
         /**
          * Start a run of the schedule now
-         * @description Starts a run with the schedule's definition and input at once, as POST /v1/workflow-runs would, whether the schedule is paused or a run of it is going; the run carries scheduleId. The schedule and its next fires are unchanged.
+         * @description Starts a run with the schedule's definition and input at once, as POST /v1/workflow-runs would, whether the schedule is paused or a run of it is going; the run carries scheduleId. The schedule and its next fires are unchanged. The calling API key needs the scope `schedules:write` (403 FORBIDDEN otherwise).
          */
         post: operations["SchedulesController_trigger"];
         delete?: never;
@@ -381,7 +426,7 @@ export interface paths {
         };
         /**
          * List approval requests, newest first by default (no pagination meta)
-         * @description `pending=true`: undecided only; `pending=false`: decided only; omitted: all. `order=oldest` lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the first in that order; when there are more, the `Link` header names the next part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id).
+         * @description `pending=true`: undecided only; `pending=false`: decided only; omitted: all. `order=oldest` lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the first in that order; when there are more, the `Link` header names the next part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id). The calling API key needs the scope `approvals:read` (403 FORBIDDEN otherwise).
          */
         get: operations["ApprovalsController_list"];
         put?: never;
@@ -401,7 +446,7 @@ export interface paths {
         };
         /**
          * How many approval requests await a decision (the console badge)
-         * @description Counts the undecided requests of the workspace: as many as `pending=true` lists.
+         * @description Counts the undecided requests of the workspace: as many as `pending=true` lists. The calling API key needs the scope `approvals:read` (403 FORBIDDEN otherwise).
          */
         get: operations["ApprovalsController_count"];
         put?: never;
@@ -419,7 +464,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One approval request, decided or not */
+        /**
+         * One approval request, decided or not
+         * @description The calling API key needs the scope `approvals:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["ApprovalsController_get"];
         put?: never;
         post?: never;
@@ -440,7 +488,7 @@ export interface paths {
         put?: never;
         /**
          * Decide an approval request: approved, rejected or edited
-         * @description Wakes the paused run. approved: continues with the content as it is. edited: editedContent replaces the state value at contentKey. rejected: the approval step fails; while its retry policy has attempts left the run goes back to regenerateFrom (default: the step before) with `rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request was already decided or the run is no longer PAUSED (cancelled, for instance). Through a console session, `decidedBy` is the reviewer name of the session and the body field is ignored.
+         * @description Wakes the paused run. approved: continues with the content as it is. edited: editedContent replaces the state value at contentKey. rejected: the approval step fails; while its retry policy has attempts left the run goes back to regenerateFrom (default: the step before) with `rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request was already decided or the run is no longer PAUSED (cancelled, for instance). Through a console session, `decidedBy` is the reviewer name of the session and the body field is ignored. The calling API key needs the scope `approvals:decide` (403 FORBIDDEN otherwise).
          */
         post: operations["ApprovalsController_decide"];
         delete?: never;
@@ -458,7 +506,7 @@ export interface paths {
         };
         /**
          * A run's LLM cost: totals and one entry per completed call
-         * @description Every completed call counts, including calls whose answer a guardrail then rejected and calls of attempts that failed later. Computed from exact decimals in the database.
+         * @description Every completed call counts, including calls whose answer a guardrail then rejected and calls of attempts that failed later. Computed from exact decimals in the database. The calling API key needs the scope `costs:read` (403 FORBIDDEN otherwise).
          */
         get: operations["CostsController_runCost"];
         put?: never;
@@ -478,7 +526,7 @@ export interface paths {
         };
         /**
          * The workspace's LLM cost in a time window, by model
-         * @description Sums the cost records created in [from, to]. Omitted from: 1970-01-01T00:00:00.000Z; omitted to: the time of the request. from after to is 400. byModel: most expensive first.
+         * @description Sums the cost records created in [from, to]. Omitted from: 1970-01-01T00:00:00.000Z; omitted to: the time of the request. from after to is 400. byModel: most expensive first. The calling API key needs the scope `costs:read` (403 FORBIDDEN otherwise).
          */
         get: operations["CostsController_summary"];
         put?: never;
@@ -498,7 +546,7 @@ export interface paths {
         };
         /**
          * The workspace's LLM cost over time, by bucket (UTC day or hour) and model
-         * @description The summary's window [from, to] (both inclusive; from must be before to), by default the 30 days up to the time of the request; the points of a window add up exactly to the summary of the same window. Buckets without calls are left out. At most COST_SERIES_MAX_BUCKETS (default 1000) buckets: a longer range is 400 naming from.
+         * @description The summary's window [from, to] (both inclusive; from must be before to), by default the 30 days up to the time of the request; the points of a window add up exactly to the summary of the same window. Buckets without calls are left out. At most COST_SERIES_MAX_BUCKETS (default 1000) buckets: a longer range is 400 naming from. The calling API key needs the scope `costs:read` (403 FORBIDDEN otherwise).
          */
         get: operations["CostsController_series"];
         put?: never;
@@ -518,7 +566,7 @@ export interface paths {
         };
         /**
          * The workspace's LLM cost by workflow definition version
-         * @description Sums the cost records created in [from, to] (as the summary: omitted from is 1970-01-01T00:00:00.000Z, omitted to the time of the request) per definition version of their runs, most expensive first; `runs` counts the distinct runs with a call in the window.
+         * @description Sums the cost records created in [from, to] (as the summary: omitted from is 1970-01-01T00:00:00.000Z, omitted to the time of the request) per definition version of their runs, most expensive first; `runs` counts the distinct runs with a call in the window. The calling API key needs the scope `costs:read` (403 FORBIDDEN otherwise).
          */
         get: operations["CostsController_byDefinition"];
         put?: never;
@@ -536,12 +584,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the workspace webhooks, newest first (never the secret) */
+        /**
+         * List the workspace webhooks, newest first (never the secret)
+         * @description The calling API key needs the scope `webhooks:read` (403 FORBIDDEN otherwise).
+         */
         get: operations["WebhooksController_list"];
         put?: never;
         /**
          * Register a webhook
-         * @description HTTPS URL without credentials, at least one event type; at most 20 webhooks per workspace. The answer carries the signing secret, which is never shown again.
+         * @description HTTPS URL without credentials, at least one event type; at most 20 webhooks per workspace. The answer carries the signing secret, which is never shown again. The calling API key needs the scope `webhooks:write` (403 FORBIDDEN otherwise).
          */
         post: operations["WebhooksController_create"];
         delete?: never;
@@ -562,7 +613,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a webhook
-         * @description No attempt starts after this answer: every pending delivery of the webhook fails at once (lastError "webhook deleted"). The webhook and its delivery log answer 404 afterwards.
+         * @description No attempt starts after this answer: every pending delivery of the webhook fails at once (lastError "webhook deleted"). The webhook and its delivery log answer 404 afterwards. The calling API key needs the scope `webhooks:write` (403 FORBIDDEN otherwise).
          */
         delete: operations["WebhooksController_delete"];
         options?: never;
@@ -579,7 +630,7 @@ export interface paths {
         };
         /**
          * The delivery log of a webhook, newest first, paginated
-         * @description One entry per event sent to the webhook, with its attempts and last outcome.
+         * @description One entry per event sent to the webhook, with its attempts and last outcome. The calling API key needs the scope `webhooks:read` (403 FORBIDDEN otherwise).
          */
         get: operations["WebhooksController_deliveries"];
         put?: never;
@@ -601,7 +652,7 @@ export interface paths {
         put?: never;
         /**
          * Send a failed delivery again
-         * @description Back to pending with a fresh attempt budget: the same body and webhook-id, signed afresh. 409 unless the delivery is failed.
+         * @description Back to pending with a fresh attempt budget: the same body and webhook-id, signed afresh. 409 unless the delivery is failed. The calling API key needs the scope `webhooks:write` (403 FORBIDDEN otherwise).
          */
         post: operations["WebhooksController_retry"];
         delete?: never;
@@ -737,6 +788,15 @@ export interface components {
              * @example svc_...
              */
             key: string;
+            /**
+             * @description What the key may do, in the canonical order of the scope list (README "Scopes"), whatever order they were asked for in
+             * @example [
+             *       "runs:read",
+             *       "approvals:read",
+             *       "approvals:decide"
+             *     ]
+             */
+            scopes: ("definitions:read" | "definitions:write" | "runs:read" | "runs:write" | "approvals:read" | "approvals:decide" | "costs:read" | "webhooks:read" | "webhooks:write" | "keys:read" | "keys:write" | "schedules:read" | "schedules:write")[];
             /** Format: date-time */
             createdAt: string;
         };
@@ -748,6 +808,15 @@ export interface components {
              * @description Bootstrap only (design §2): the workspace to create the first key in, with x-admin-token or, when no ADMIN_TOKEN is configured, while the workspace has no active key.
              */
             workspaceId?: string;
+            /**
+             * @description What the key may do (README "Scopes"): at least one scope, each once. Default: every scope. A key may create only keys whose scopes it holds itself (403 FORBIDDEN `API key lacks scope <scope>` naming the first it lacks); the first key of a workspace created without credentials (no ADMIN_TOKEN) has every scope.
+             * @example [
+             *       "runs:read",
+             *       "approvals:read",
+             *       "approvals:decide"
+             *     ]
+             */
+            scopes?: ("definitions:read" | "definitions:write" | "runs:read" | "runs:write" | "approvals:read" | "approvals:decide" | "costs:read" | "webhooks:read" | "webhooks:write" | "keys:read" | "keys:write" | "schedules:read" | "schedules:write")[];
         };
         ApiKeyDto: {
             /** Format: uuid */
@@ -755,6 +824,15 @@ export interface components {
             /** Format: uuid */
             workspaceId: string;
             name: string;
+            /**
+             * @description What the key may do, in the canonical order of the scope list (README "Scopes"), whatever order they were asked for in
+             * @example [
+             *       "runs:read",
+             *       "approvals:read",
+             *       "approvals:decide"
+             *     ]
+             */
+            scopes: ("definitions:read" | "definitions:write" | "runs:read" | "runs:write" | "approvals:read" | "approvals:decide" | "costs:read" | "webhooks:read" | "webhooks:write" | "keys:read" | "keys:write" | "schedules:read" | "schedules:write")[];
             /** Format: date-time */
             lastUsedAt: string | null;
             /** Format: date-time */
@@ -1347,6 +1425,8 @@ export interface components {
              */
             keyId: string;
             keyName: string;
+            /** @description The scopes of the key the session holds, in canonical order (README "Scopes"): the console offers only what they allow */
+            scopes: ("definitions:read" | "definitions:write" | "runs:read" | "runs:write" | "approvals:read" | "approvals:decide" | "costs:read" | "webhooks:read" | "webhooks:write" | "keys:read" | "keys:write" | "schedules:read" | "schedules:write")[];
             /** @description Recorded as `decidedBy` of the decisions made in this session */
             reviewerName: string;
             /**
@@ -1746,6 +1826,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope keys:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -1824,7 +1913,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope keys:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1925,7 +2014,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope keys:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2015,6 +2104,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope definitions:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -2091,7 +2189,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope definitions:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2192,6 +2290,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope definitions:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -2288,6 +2395,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -2379,7 +2495,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2480,6 +2596,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -2554,7 +2679,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2659,7 +2784,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2769,7 +2894,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2875,6 +3000,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -2968,6 +3102,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -3040,6 +3183,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -3130,6 +3282,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope schedules:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -3206,7 +3367,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope schedules:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3307,6 +3468,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope schedules:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -3381,7 +3551,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope schedules:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3477,7 +3647,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope schedules:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3578,7 +3748,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope schedules:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3679,6 +3849,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope approvals:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -3740,6 +3919,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope approvals:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -3805,6 +3993,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope approvals:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description NOT_FOUND: absent or in another workspace */
@@ -3894,7 +4091,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope approvals:decide`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4004,6 +4201,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope costs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -4090,6 +4296,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope costs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -4169,6 +4384,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope costs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -4246,6 +4470,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope costs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
             429: {
                 headers: {
@@ -4307,6 +4540,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope webhooks:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -4385,7 +4627,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope webhooks:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4477,7 +4719,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope webhooks:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4576,6 +4818,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope webhooks:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
@@ -4651,7 +4902,7 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description FORBIDDEN: a change through the console session cookie (or a console sign-in) whose Origin is not this service: cross-site request refused */
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope webhooks:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
             403: {
                 headers: {
                     [name: string]: unknown;

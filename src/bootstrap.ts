@@ -7,6 +7,7 @@ import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
 import { accessLog, answerClientErrors, jsonBody, requestId } from './common/http-middleware';
 import { PinoNestLogger } from './common/logger';
+import { declaredRoutes, takesKey } from './common/route-table';
 import { mountConsole } from './console/console-static';
 import type { AppConfig } from './config/app-config';
 import { Metrics } from './metrics/metrics';
@@ -32,6 +33,16 @@ export async function createApp(
     },
   );
   app.disable('x-powered-by');
+  // README "Scopes": a route that takes a key but declares no scope (an extension's controller, say)
+  // is open only to keys holding every scope; say so once rather than leave it to a puzzled 403.
+  const undeclared = declaredRoutes(app).filter((r) => takesKey(r) && r.scope === undefined);
+  if (undeclared.length > 0) {
+    logger.warn(
+      { routes: undeclared.map((r) => `${r.method} ${r.path} (${r.handler})`) },
+      'routes that declare no scope (@RequiresScope or @NoScope): only API keys holding every ' +
+        'scope may call them',
+    );
+  }
   // req.ip, used by the per-address rate limit and the access log: the TCP peer unless TRUST_PROXY
   // names the proxies whose X-Forwarded-For may be believed.
   app.set('trust proxy', config.trustProxy);

@@ -20,6 +20,12 @@ export type { StepTypeDescriptor } from './steps/step-type';
 export { BaseStepDto } from './steps/step-dtos';
 export type { StepDefinition } from './steps/step-definition';
 
+// Scopes (README "Scopes"): an extension's controller declares the scope each route needs, or that
+// any valid key may call it; a route that declares neither is open only to keys holding every scope.
+export { NoScope, RequiresScope } from './common/auth';
+export { SCOPES } from './common/scopes';
+export type { Scope } from './common/scopes';
+
 // Embedding the service in a process of one's own, as dist/main.js does: loadConfig, runMigrations,
 // then createApp(config, createPinoLogger(config.logLevel), [the embedder's modules]).
 export { createApp } from './bootstrap';

@@ -1,6 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { documentConsoleSession, documentErrorSchemas } from './common/swagger';
+import { documentConsoleSession, documentErrorSchemas, documentScopes } from './common/swagger';
 import { documentStepTypes } from './definitions/dto/definition.dto';
 
 /**
@@ -39,6 +39,7 @@ export function buildOpenApiDocument(
       .build(),
   );
   documentStepTypes(document, stepTypes);
+  documentScopes(document);
   documentConsoleSession(document, 'console-session');
   documentErrorSchemas(document);
   return document;

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { SCOPES } from '../src/common/scopes';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, uniqueSlug, type WorkspaceWithKey } from './support/factories';
 import { ISO_MS, UUID } from './support/formats';
@@ -42,7 +43,7 @@ describe('API keys', () => {
   }
 
   describe('POST /v1/api-keys without ADMIN_TOKEN (bootstrap)', () => {
-    it('creates the first key of a workspace from workspaceId alone: 201 with id, workspaceId, name, key, createdAt', async () => {
+    it('creates the first key of a workspace from workspaceId alone: 201 with id, workspaceId, name, key, every scope, createdAt', async () => {
       const ws = await newWorkspace();
       const res = await open.http.post('/v1/api-keys').send({ name: 'first', workspaceId: ws.id });
       expect(res.status).toBe(201);
@@ -53,6 +54,7 @@ describe('API keys', () => {
           workspaceId: ws.id,
           name: 'first',
           key: expect.stringMatching(/^svc_/),
+          scopes: [...SCOPES],
           createdAt: expect.stringMatching(ISO_MS),
         },
       });
@@ -224,7 +226,7 @@ describe('API keys', () => {
       const res = await createKey(caller.key, { name: 'ci-pipeline' });
       expect(res.status).toBe(201);
       expect(Object.keys(res.body.data).sort()).toEqual(
-        ['createdAt', 'id', 'key', 'name', 'workspaceId'].sort(),
+        ['createdAt', 'id', 'key', 'name', 'scopes', 'workspaceId'].sort(),
       );
       expect(res.body.data).toMatchObject({
         workspaceId: caller.workspace.id,
@@ -264,7 +266,7 @@ describe('API keys', () => {
       ['a name that is not a string', { name: 5 }, 'name'],
       ['a workspaceId that is not a string', { name: 'k', workspaceId: 5 }, 'workspaceId'],
       ['an empty workspaceId', { name: 'k', workspaceId: '' }, 'workspaceId'],
-      ['an unknown field', { name: 'k', scopes: ['all'] }, 'scopes'],
+      ['an unknown field', { name: 'k', colour: 'red' }, 'colour'],
       ['a client-chosen key', { name: 'k', key: 'svc_mine' }, 'key'],
     ])(
       'answers 400 VALIDATION_ERROR naming the field for %s, and writes nothing',
@@ -337,7 +339,7 @@ describe('API keys', () => {
   });
 
   describe('GET /v1/api-keys', () => {
-    it('lists the keys of the caller workspace only, with id, workspaceId, name, lastUsedAt, createdAt, revokedAt and never key', async () => {
+    it('lists the keys of the caller workspace only, with id, workspaceId, name, scopes, lastUsedAt, createdAt, revokedAt and never key', async () => {
       const mine = await createWorkspaceWithKey(open.http);
       const theirs = await createWorkspaceWithKey(open.http);
       const second = (await createKey(mine.key, { name: 'second' })).body.data;
@@ -350,9 +352,10 @@ describe('API keys', () => {
       expect(items.map((k) => k.id).sort()).toEqual([mine.keyId, second.id].sort());
       for (const item of items) {
         expect(Object.keys(item).sort()).toEqual(
-          ['createdAt', 'id', 'lastUsedAt', 'name', 'revokedAt', 'workspaceId'].sort(),
+          ['createdAt', 'id', 'lastUsedAt', 'name', 'revokedAt', 'scopes', 'workspaceId'].sort(),
         );
         expect(item.workspaceId).toBe(mine.workspace.id);
+        expect(item.scopes).toEqual([...SCOPES]);
         expect(item.createdAt).toMatch(ISO_MS);
       }
       expect(res.text).not.toContain(mine.key);

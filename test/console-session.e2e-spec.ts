@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Response as TestResponse } from 'supertest';
 import type { ApiKey, CreatedApiKey, Envelope, Workspace } from '../client';
+import { SCOPES } from '../src/common/scopes';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import { parseEventStream } from './support/sse-client';
@@ -18,6 +19,7 @@ interface SessionView {
   workspaceName: string;
   keyId: string;
   keyName: string;
+  scopes: string[];
   reviewerName: string;
   expiresAt: string;
 }
@@ -109,6 +111,7 @@ describe('console sessions (design §12)', () => {
         workspaceName: 'Workspace A',
         keyId: a.keyId,
         keyName: 'first key',
+        scopes: [...SCOPES],
         reviewerName: 'Ada Lovelace',
         expiresAt: expect.any(String) as string,
       });
@@ -256,6 +259,37 @@ describe('console sessions (design §12)', () => {
         .set('Cookie', cookieOfA)
         .send(definitionBody());
       expect(change.status).toBe(201);
+    });
+
+    it("carries the key's scopes, in canonical order, and the cookie is held to them", async () => {
+      const res = await t.http
+        .post('/v1/api-keys')
+        .set('x-api-key', a.key)
+        .send({ name: 'reviewer', scopes: ['approvals:decide', 'runs:read', 'approvals:read'] });
+      expect(res.status).toBe(201);
+      const reviewer = (res.body as Envelope<CreatedApiKey>).data;
+      const signedIn = await signIn({ apiKey: reviewer.key, reviewerName: 'Rita' });
+      expect(signedIn.status).toBe(201);
+      const scopes = ['runs:read', 'approvals:read', 'approvals:decide'];
+      expect((signedIn.body as Envelope<SessionView>).data.scopes).toEqual(scopes);
+      const cookie = cookieOf(signedIn);
+      const current = await t.http.get('/v1/console/session').set('Cookie', cookie);
+      expect(current.status).toBe(200);
+      expect((current.body as Envelope<SessionView>).data.scopes).toEqual(scopes);
+
+      expect((await t.http.get('/v1/workflow-runs').set('Cookie', cookie)).status).toBe(200);
+      const before = await definitionCount(a);
+      const refused = await t.http
+        .post('/v1/workflow-definitions')
+        .set('Cookie', cookie)
+        .set('Origin', t.baseUrl)
+        .send(definitionBody());
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({
+        success: false,
+        error: { code: 'FORBIDDEN', message: 'API key lacks scope definitions:write' },
+      });
+      expect(await definitionCount(a)).toBe(before);
     });
 
     it('answers the session at GET /v1/console/session', async () => {

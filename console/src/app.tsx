@@ -1,8 +1,9 @@
+import type { ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { onUnauthorized } from './api';
 import { Layout } from './components/Layout';
-import { Loading } from './components/states';
+import { Loading, NoAccess } from './components/states';
 import { ApiKeysPage } from './pages/api-keys/ApiKeysPage';
 import { ApprovalsPage } from './pages/approvals/ApprovalsPage';
 import { CostsPage } from './pages/costs/CostsPage';
@@ -13,7 +14,8 @@ import { RunsPage } from './pages/runs/RunsPage';
 import { SignInPage } from './pages/sign-in/SignInPage';
 import { WebhookPage } from './pages/webhooks/WebhookPage';
 import { WebhooksPage } from './pages/webhooks/WebhooksPage';
-import { loadSession, SessionProvider, type Session } from './session';
+import { homePath, type Scope } from './scopes';
+import { loadSession, SessionProvider, useCan, type Session } from './session';
 
 export function App() {
   return (
@@ -47,7 +49,7 @@ function Shell() {
       session &&
       (onSignIn || location.path === '/console' || location.path === '/console/')
     ) {
-      location.route('/console/runs', true);
+      location.route(homePath(session.scopes), true);
     }
   }, [session, onSignIn, location]);
 
@@ -75,21 +77,45 @@ function Shell() {
     <SessionProvider session={session}>
       <Layout>
         <Router>
-          <Route path="/console/runs" component={RunsPage} />
-          <Route path="/console/runs/:id" component={RunPage} />
-          <Route path="/console/approvals" component={ApprovalsPage} />
-          <Route path="/console/costs" component={CostsPage} />
-          <Route path="/console/definitions" component={DefinitionsPage} />
-          <Route path="/console/definitions/:id" component={DefinitionPage} />
-          <Route path="/console/webhooks" component={WebhooksPage} />
-          <Route path="/console/webhooks/:id" component={WebhookPage} />
-          <Route path="/console/api-keys" component={ApiKeysPage} />
+          <Route path="/console/runs" component={Runs} />
+          <Route path="/console/runs/:id" component={Run} />
+          <Route path="/console/approvals" component={Approvals} />
+          <Route path="/console/costs" component={Costs} />
+          <Route path="/console/definitions" component={Definitions} />
+          <Route path="/console/definitions/:id" component={Definition} />
+          <Route path="/console/webhooks" component={Webhooks} />
+          <Route path="/console/webhooks/:id" component={Webhook} />
+          <Route path="/console/api-keys" component={ApiKeys} />
           <Route default component={NotFound} />
         </Router>
       </Layout>
     </SessionProvider>
   );
 }
+
+/**
+ * A page the signed-in key can read, or instead of it a message naming the scope it lacks (a deep
+ * link, or a page the navigation does not offer to this key).
+ */
+function scoped<P extends object>(
+  scope: Scope,
+  what: string,
+  Page: ComponentType<P>,
+): ComponentType<P> {
+  return function ScopedPage(props: P) {
+    return useCan(scope) ? <Page {...props} /> : <NoAccess scope={scope} what={what} />;
+  };
+}
+
+const Runs = scoped('runs:read', 'runs', RunsPage);
+const Run = scoped('runs:read', 'runs', RunPage);
+const Approvals = scoped('approvals:read', 'approval requests', ApprovalsPage);
+const Costs = scoped('costs:read', 'costs', CostsPage);
+const Definitions = scoped('definitions:read', 'workflow definitions', DefinitionsPage);
+const Definition = scoped('definitions:read', 'workflow definitions', DefinitionPage);
+const Webhooks = scoped('webhooks:read', 'webhooks', WebhooksPage);
+const Webhook = scoped('webhooks:read', 'webhooks', WebhookPage);
+const ApiKeys = scoped('keys:read', 'API keys', ApiKeysPage);
 
 function NotFound() {
   return (

@@ -2,6 +2,7 @@ import { createContext, type ComponentChildren } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { components } from '../../client';
 import { api, unwrap } from './api';
+import { can, type Scope } from './scopes';
 
 export type Session = components['schemas']['SessionDto'];
 
@@ -16,6 +17,11 @@ export function useSession(): Session {
   const session = useContext(SessionContext);
   if (!session) throw new Error('useSession outside a signed-in page');
   return session;
+}
+
+/** Whether the signed-in key holds `scope` (README "Scopes"): what the pages offer follows it. */
+export function useCan(scope: Scope): boolean {
+  return can(useSession().scopes, scope);
 }
 
 /** The current session, or undefined when there is none (no cookie, expired, key revoked). */
@@ -33,8 +39,11 @@ export async function signOut(): Promise<void> {
   await unwrap(api.DELETE('/v1/console/session'));
 }
 
-/** Where sign-in sends the user back to: only a path of the console itself, never another site. */
-export function safeNext(next: string | undefined): string {
+/**
+ * Where sign-in sends the user back to: only a path of the console itself, never another site;
+ * otherwise `fallback` (the first page the key can read).
+ */
+export function safeNext(next: string | undefined, fallback: string): string {
   if (next && next.startsWith('/console/') && !next.startsWith('/console/sign-in')) return next;
-  return '/console/runs';
+  return fallback;
 }

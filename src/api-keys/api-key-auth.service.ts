@@ -13,6 +13,9 @@ import { decodeSession, readSessionCookie } from './session-cookie';
 export type KeyResolution =
   { kind: 'none' } | { kind: 'invalid' } | { kind: 'invalid-session' } | KeyAuth;
 
+/** An active key as the lookup found it: the same query gave its workspace and its scopes. */
+export type AuthenticatedKey = Pick<KeyAuth, 'keyId' | 'workspaceId' | 'scopes'>;
+
 const RESOLUTION = Symbol('keyResolution');
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
@@ -68,16 +71,14 @@ export class ApiKeyAuthService {
 
   /**
    * The active key `presented` is, as the x-api-key check and the console sign-in both look it up: by
-   * its hash, never revoked. Undefined when there is none.
+   * its hash, never revoked, with its scopes. Undefined when there is none.
    */
-  async authenticate(
-    presented: string,
-  ): Promise<{ keyId: string; workspaceId: string } | undefined> {
+  async authenticate(presented: string): Promise<AuthenticatedKey | undefined> {
     if (!presented.startsWith('svc_') || presented.length > 512) return undefined;
     const found = await this.keys.findActive(hashApiKey(presented));
     if (!found) return undefined;
     await this.touch(found.id);
-    return { keyId: found.id, workspaceId: found.workspace_id };
+    return { keyId: found.id, workspaceId: found.workspace_id, scopes: found.scopes };
   }
 
   /**

@@ -1,7 +1,17 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { AUTH_MODE, AuthMode, AuthenticatedRequest, readHeader, SAME_ORIGIN } from '../common/auth';
+import {
+  AUTH_MODE,
+  AuthMode,
+  AuthenticatedRequest,
+  KeyAuth,
+  readHeader,
+  REQUIRED_SCOPE,
+  SAME_ORIGIN,
+  type ScopeDeclaration,
+} from '../common/auth';
 import { AuthError, ForbiddenError } from '../common/errors';
+import { firstMissingScope, lacksScopeMessage, SCOPES } from '../common/scopes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { ApiKeyAuthService } from './api-key-auth.service';
 import { CROSS_SITE_REFUSED, isUnsafeMethod, originAllowed } from './same-origin';
@@ -41,6 +51,7 @@ export class ApiKeyGuard implements CanActivate {
       // A browser sends the session cookie with whatever a page on another site makes it request;
       // x-api-key it never adds by itself, so API clients are never asked for an Origin.
       if (key.via === 'session' && isUnsafeMethod(req.method)) this.checkOrigin(req);
+      this.checkScope(context, key);
       req.auth = key;
       return true;
     }
@@ -58,6 +69,26 @@ export class ApiKeyGuard implements CanActivate {
       return true;
     }
     throw new AuthError(MISSING_KEY);
+  }
+
+  /**
+   * The route's scope, from the scopes the key lookup already read (no query of its own). A route
+   * that declares nothing (an extension's controller, say) is open only to keys holding every scope:
+   * a restricted key never reaches what nobody decided it may.
+   */
+  private checkScope(context: ExecutionContext, key: KeyAuth): void {
+    const declared = this.reflector.getAllAndOverride<ScopeDeclaration | undefined>(
+      REQUIRED_SCOPE,
+      [context.getHandler(), context.getClass()],
+    );
+    if (declared === 'none') return;
+    const missing =
+      declared === undefined
+        ? firstMissingScope(SCOPES, key.scopes)
+        : key.scopes.includes(declared)
+          ? undefined
+          : declared;
+    if (missing !== undefined) throw new ForbiddenError(lacksScopeMessage(missing));
   }
 
   private checkOrigin(req: AuthenticatedRequest): void {

@@ -7,6 +7,7 @@ import {
   CurrentWorkspace,
   KeyAuth,
   KeyOrBootstrapAuth,
+  RequiresScope,
 } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
@@ -20,6 +21,7 @@ export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
   @Post()
+  @RequiresScope('keys:write')
   @HttpCode(201)
   @KeyOrBootstrapAuth()
   @ApiOperation({
@@ -28,7 +30,8 @@ export class ApiKeysController {
       'With x-api-key: a key in the caller workspace. Bootstrap: x-admin-token plus workspaceId ' +
       '(ADMIN_TOKEN set), or workspaceId alone while the workspace has no active key (no ADMIN_TOKEN). ' +
       'Without credentials an unknown workspace answers like one that has keys (401), so that ' +
-      'workspace ids cannot be probed.',
+      'workspace ids cannot be probed. `scopes` (default: every scope) must all be held by the ' +
+      'calling key: 403 FORBIDDEN `API key lacks scope <scope>` names the first it lacks.',
   })
   @ApiHeader({ name: 'x-admin-token', required: false })
   @ApiEnvelope(CreatedApiKeyDto, 201)
@@ -41,6 +44,7 @@ export class ApiKeysController {
   }
 
   @Get()
+  @RequiresScope('keys:read')
   @ApiOperation({ summary: 'List the workspace keys (never the key itself)' })
   @ApiEnvelope(ApiKeyDto, 200, 'array')
   @ApiErrors(401)
@@ -49,12 +53,14 @@ export class ApiKeysController {
   }
 
   @Delete(':id')
+  @RequiresScope('keys:write')
   @ApiOperation({
     summary: 'Revoke a key at once',
     description:
       '409 CONFLICT when the calling key tries to revoke itself (a console session, the key it ' +
       'holds), or when the key is the last active key of the workspace (a workspace keeps at least ' +
-      'one active key).',
+      'one active key). 403 FORBIDDEN `API key lacks scope <scope>` when the key has a scope the ' +
+      'calling key lacks: a key revokes only keys it could have created.',
   })
   @ApiEnvelope(RevokedDto)
   @ApiErrors(401, 404, 409)

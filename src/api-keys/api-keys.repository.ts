@@ -1,24 +1,49 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { Database } from '../common/database';
+import { firstMissingScope, type Scope } from '../common/scopes';
 
 /** A key as listed: never its hash. */
 export interface ApiKeyRow {
   id: string;
   workspace_id: string;
   name: string;
+  scopes: Scope[];
   created_at: Date;
   last_used_at: Date | null;
   revoked_at: Date | null;
 }
 
-export type CreatedKeyRow = Pick<ApiKeyRow, 'id' | 'workspace_id' | 'name' | 'created_at'>;
+export type CreatedKeyRow = Pick<
+  ApiKeyRow,
+  'id' | 'workspace_id' | 'name' | 'scopes' | 'created_at'
+>;
+
+/** The active key a presented key hashes to: what the API-key guard needs, in one query. */
+export interface ActiveKeyRow {
+  id: string;
+  workspace_id: string;
+  scopes: Scope[];
+}
+
+/** A key to store: `scopes` already checked and in canonical order. */
+export interface NewKey {
+  workspaceId: string;
+  name: string;
+  keyHash: string;
+  scopes: readonly Scope[];
+}
 
 /** Why a key was not created in a named workspace. */
 export type NotCreated = 'no-workspace' | 'has-active-key';
 
-/** The outcome of a revocation; `revoked` also when the key already was. */
-export type RevokeResult = 'revoked' | 'not-found' | 'own-key' | 'last-active';
+/**
+ * The outcome of a revocation; `revoked` also when the key already was; `lacks-scope` names the first
+ * scope of the key that the caller does not hold.
+ */
+export type RevokeResult =
+  | { kind: 'revoked' | 'not-found' | 'own-key' | 'last-active' }
+  | { kind: 'lacks-scope'; scope: Scope };
 
 /**
  * API keys, stored as the SHA-256 of the key. The statements that decide from a workspace's keys
@@ -29,13 +54,13 @@ export type RevokeResult = 'revoked' | 'not-found' | 'own-key' | 'last-active';
 export class ApiKeysRepository {
   constructor(private readonly db: Database) {}
 
-  /** The active key with this hash, if any. */
-  async findActive(keyHash: string): Promise<{ id: string; workspace_id: string } | undefined> {
+  /** The active key with this hash, if any, with its scopes. */
+  async findActive(keyHash: string): Promise<ActiveKeyRow | undefined> {
     // Every authenticated request runs this: a named statement is parsed and planned once per
-    // connection.
-    const res = await this.db.query<{ id: string; workspace_id: string }>({
+    // connection. The scopes come with it, so the scope check costs no round trip of its own.
+    const res = await this.db.query<ActiveKeyRow>({
       name: 'api_key_lookup',
-      text: 'SELECT id, workspace_id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
+      text: 'SELECT id, workspace_id, scopes FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL',
       values: [keyHash],
     });
     return res.rows[0];
@@ -56,7 +81,7 @@ export class ApiKeysRepository {
 
   async list(workspaceId: string): Promise<ApiKeyRow[]> {
     const res = await this.db.query<ApiKeyRow>(
-      `SELECT id, workspace_id, name, created_at, last_used_at, revoked_at FROM api_keys
+      `SELECT id, workspace_id, name, scopes, created_at, last_used_at, revoked_at FROM api_keys
        WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
       [workspaceId],
     );
@@ -64,8 +89,8 @@ export class ApiKeysRepository {
   }
 
   /** A key in a workspace known to exist (the caller's). */
-  insert(workspaceId: string, name: string, keyHash: string): Promise<CreatedKeyRow> {
-    return insertKey(this.db, workspaceId, name, keyHash);
+  insert(key: NewKey): Promise<CreatedKeyRow> {
+    return insertKey(this.db, key);
   }
 
   /**
@@ -73,49 +98,51 @@ export class ApiKeysRepository {
    * such workspace; with `onlyFirst`, 'has-active-key' when the workspace already has an active key
    * (the lock makes concurrent first keys wait, so only one of them sees none).
    */
-  insertLocked(
-    workspaceId: string,
-    name: string,
-    keyHash: string,
-    onlyFirst: boolean,
-  ): Promise<CreatedKeyRow | NotCreated> {
+  insertLocked(key: NewKey, onlyFirst: boolean): Promise<CreatedKeyRow | NotCreated> {
     return this.db.transaction(async (client) => {
-      if (!(await lockWorkspace(client, workspaceId))) return 'no-workspace';
+      if (!(await lockWorkspace(client, key.workspaceId))) return 'no-workspace';
       if (onlyFirst) {
         const active = await client.query(
           'SELECT 1 FROM api_keys WHERE workspace_id = $1 AND revoked_at IS NULL LIMIT 1',
-          [workspaceId],
+          [key.workspaceId],
         );
         if (active.rows.length > 0) return 'has-active-key';
       }
-      return insertKey(client, workspaceId, name, keyHash);
+      return insertKey(client, key);
     });
   }
 
   /**
-   * Revokes the key `id` of the workspace, unless it is the caller's own (`callerKeyId`) or the
-   * workspace's last active key. Revoking twice keeps the first revocation time and answers the same.
+   * Revokes the key `id` of the workspace, unless it is the caller's own (`callerKeyId`), has a scope
+   * the caller lacks (`callerScopes`), or is the workspace's last active key. Revoking twice keeps the
+   * first revocation time and answers the same.
    */
-  revoke(workspaceId: string, callerKeyId: string, id: string): Promise<RevokeResult> {
+  revoke(
+    workspaceId: string,
+    caller: { keyId: string; scopes: readonly Scope[] },
+    id: string,
+  ): Promise<RevokeResult> {
     return this.db.transaction(async (client) => {
       await lockWorkspace(client, workspaceId);
-      const res = await client.query<{ revoked: boolean; others_active: number }>(
-        `SELECT k.revoked_at IS NOT NULL AS revoked,
+      const res = await client.query<{ revoked: boolean; scopes: Scope[]; others_active: number }>(
+        `SELECT k.revoked_at IS NOT NULL AS revoked, k.scopes,
                 (SELECT count(*)::int FROM api_keys o
                  WHERE o.workspace_id = k.workspace_id AND o.revoked_at IS NULL AND o.id <> k.id)
                   AS others_active
          FROM api_keys k WHERE k.id = $1 AND k.workspace_id = $2`,
         [id, workspaceId],
       );
-      if (res.rows.length === 0) return 'not-found';
-      if (id === callerKeyId) return 'own-key';
-      if (res.rows[0].revoked) return 'revoked';
-      if (res.rows[0].others_active === 0) return 'last-active';
+      if (res.rows.length === 0) return { kind: 'not-found' };
+      if (id === caller.keyId) return { kind: 'own-key' };
+      const missing = firstMissingScope(res.rows[0].scopes, caller.scopes);
+      if (missing !== undefined) return { kind: 'lacks-scope', scope: missing };
+      if (res.rows[0].revoked) return { kind: 'revoked' };
+      if (res.rows[0].others_active === 0) return { kind: 'last-active' };
       await client.query(
         'UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND workspace_id = $2',
         [id, workspaceId],
       );
-      return 'revoked';
+      return { kind: 'revoked' };
     });
   }
 }
@@ -128,16 +155,11 @@ async function lockWorkspace(client: PoolClient, workspaceId: string): Promise<b
   return res.rows.length > 0;
 }
 
-async function insertKey(
-  client: Pick<Database, 'query'>,
-  workspaceId: string,
-  name: string,
-  keyHash: string,
-): Promise<CreatedKeyRow> {
+async function insertKey(client: Pick<Database, 'query'>, key: NewKey): Promise<CreatedKeyRow> {
   const res = await client.query<CreatedKeyRow>(
-    `INSERT INTO api_keys (workspace_id, name, key_hash) VALUES ($1, $2, $3)
-     RETURNING id, workspace_id, name, created_at`,
-    [workspaceId, name, keyHash],
+    `INSERT INTO api_keys (workspace_id, name, key_hash, scopes) VALUES ($1, $2, $3, $4)
+     RETURNING id, workspace_id, name, scopes, created_at`,
+    [key.workspaceId, key.name, key.keyHash, key.scopes],
   );
   return res.rows[0];
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentKeyAuth, CurrentWorkspace, KeyAuth } from '../common/auth';
+import { CurrentKeyAuth, CurrentWorkspace, KeyAuth, RequiresScope } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { ApprovalsService } from './approvals.service';
@@ -20,6 +20,7 @@ export class ApprovalsController {
   constructor(private readonly approvals: ApprovalsService) {}
 
   @Get()
+  @RequiresScope('approvals:read')
   @ApiOperation({
     summary: 'List approval requests, newest first by default (no pagination meta)',
     description:
@@ -59,6 +60,7 @@ export class ApprovalsController {
 
   // Before ':id', which would otherwise take `count` for an id.
   @Get('count')
+  @RequiresScope('approvals:read')
   @ApiOperation({
     summary: 'How many approval requests await a decision (the console badge)',
     description: 'Counts the undecided requests of the workspace: as many as `pending=true` lists.',
@@ -70,6 +72,7 @@ export class ApprovalsController {
   }
 
   @Get(':id')
+  @RequiresScope('approvals:read')
   @ApiOperation({ summary: 'One approval request, decided or not' })
   @ApiEnvelope(ApprovalRequestDto)
   @ApiErrors(401, 404)
@@ -81,6 +84,7 @@ export class ApprovalsController {
   }
 
   @Post(':id/decide')
+  @RequiresScope('approvals:decide')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Decide an approval request: approved, rejected or edited',

@@ -1,5 +1,12 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import {
+  applyDecorators,
+  createParamDecorator,
+  ExecutionContext,
+  SetMetadata,
+} from '@nestjs/common';
+import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
+import type { Scope } from './scopes';
 
 /**
  * An API key the request authenticated with: sent in `x-api-key` (`via: 'header'`), or held by the
@@ -10,6 +17,8 @@ export type KeyAuth = {
   kind: 'key';
   keyId: string;
   workspaceId: string;
+  /** What the key may do (README "Scopes"), in canonical order; read by the query that found the key. */
+  scopes: readonly Scope[];
   via: 'header' | 'session';
   /** Session only: the name the reviewer signed in with; decisions record it as `decidedBy`. */
   reviewerName?: string;
@@ -41,6 +50,25 @@ export const AdminAuth = () => SetMetadata(AUTH_MODE, 'admin' satisfies AuthMode
 /** An API key, or the bootstrap paths of design §2 (first key of a workspace). */
 export const KeyOrBootstrapAuth = () =>
   SetMetadata(AUTH_MODE, 'key-or-bootstrap' satisfies AuthMode);
+
+export const REQUIRED_SCOPE = 'auth:scope';
+/** What a route declares of the calling key's scopes: one it needs, or `none` (any valid key). */
+export type ScopeDeclaration = Scope | 'none';
+
+/**
+ * The calling key must hold `scope` (README "Scopes"): the API-key guard answers 403 FORBIDDEN
+ * `API key lacks scope <scope>` otherwise. Every route that takes a key declares this or NoScope();
+ * the route table test (test/scopes.e2e-spec.ts) fails for one that declares neither, and the guard
+ * lets only keys holding every scope through such a route. The OpenAPI document names the scope in
+ * the operation's `x-required-scope`.
+ */
+export const RequiresScope = (scope: Scope) =>
+  applyDecorators(
+    SetMetadata(REQUIRED_SCOPE, scope satisfies ScopeDeclaration),
+    ApiExtension('x-required-scope', scope),
+  );
+/** Any valid key may call the route, whatever its scopes (the caller's workspace, its console session). */
+export const NoScope = () => SetMetadata(REQUIRED_SCOPE, 'none' satisfies ScopeDeclaration);
 
 export interface AuthenticatedRequest extends Request {
   id: string;

@@ -141,6 +141,40 @@ export function ApiErrors(...statuses: ErrorStatus[]) {
 const UNSAFE_METHODS = ['post', 'put', 'patch', 'delete'];
 
 /**
+ * README "Scopes": every operation whose route declares a scope (`@RequiresScope`, which writes
+ * `x-required-scope`) says so in its description and declares the 403 FORBIDDEN a key without it
+ * gets. Done here once, so that no route can forget it. Runs before documentConsoleSession, whose 403
+ * it covers for the changes (the same status, one description for both causes).
+ */
+export function documentScopes(document: OpenAPIObject): void {
+  for (const item of Object.values(document.paths)) {
+    for (const [method, operation] of Object.entries(item) as [string, unknown][]) {
+      const op = operation as {
+        description?: string;
+        responses?: Record<string, unknown>;
+        'x-required-scope'?: unknown;
+      };
+      const scope = op?.['x-required-scope'];
+      if (typeof scope !== 'string' || !op.responses) continue;
+      const needs = `The calling API key needs the scope \`${scope}\` (403 FORBIDDEN otherwise).`;
+      op.description = op.description ? `${op.description} ${needs}` : needs;
+      const crossSite = UNSAFE_METHODS.includes(method)
+        ? '; or a change through the console session cookie whose Origin is not this service: ' +
+          'cross-site request refused'
+        : '';
+      op.responses['403'] = {
+        description: `FORBIDDEN: the API key lacks the scope (\`API key lacks scope ${scope}\`)${crossSite}`,
+        content: {
+          'application/json': {
+            schema: { $ref: `#/components/schemas/${errorSchemaName(403)}` },
+          },
+        },
+      };
+    }
+  }
+}
+
+/**
  * Design §12: every operation that takes an API key also takes the console session cookie when
  * `x-api-key` is absent, and such a request that changes something (POST, PUT, PATCH, DELETE) is
  * refused 403 FORBIDDEN unless its Origin is this service's. Documented here once for every operation

@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentWorkspace } from '../common/auth';
+import { CurrentWorkspace, RequiresScope } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors } from '../common/swagger';
 import { CostsService } from './costs.service';
@@ -21,6 +21,7 @@ export class CostsController {
   constructor(private readonly costs: CostsService) {}
 
   @Get('workflow-runs/:id/cost')
+  @RequiresScope('costs:read')
   @ApiOperation({
     summary: "A run's LLM cost: totals and one entry per completed call",
     description:
@@ -37,6 +38,7 @@ export class CostsController {
   }
 
   @Get('cost/summary')
+  @RequiresScope('costs:read')
   @ApiOperation({
     summary: "The workspace's LLM cost in a time window, by model",
     description:
@@ -53,6 +55,7 @@ export class CostsController {
   }
 
   @Get('cost/timeseries')
+  @RequiresScope('costs:read')
   @ApiOperation({
     summary: "The workspace's LLM cost over time, by bucket (UTC day or hour) and model",
     description:
@@ -71,6 +74,7 @@ export class CostsController {
   }
 
   @Get('cost/by-definition')
+  @RequiresScope('costs:read')
   @ApiOperation({
     summary: "The workspace's LLM cost by workflow definition version",
     description:

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentWorkspace } from '../common/auth';
+import { CurrentWorkspace, RequiresScope } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { DefinitionsService } from './definitions.service';
@@ -13,6 +13,7 @@ export class DefinitionsController {
   constructor(private readonly definitions: DefinitionsService) {}
 
   @Post()
+  @RequiresScope('definitions:write')
   @HttpCode(201)
   @ApiOperation({ summary: 'Register an immutable, versioned workflow definition' })
   @ApiEnvelope(DefinitionDto, 201)
@@ -25,6 +26,7 @@ export class DefinitionsController {
   }
 
   @Get()
+  @RequiresScope('definitions:read')
   @ApiOperation({ summary: 'List definitions, newest first (no pagination meta)' })
   @ApiEnvelope(DefinitionDto, 200, 'array')
   @ApiErrors(401)
@@ -33,6 +35,7 @@ export class DefinitionsController {
   }
 
   @Get(':id')
+  @RequiresScope('definitions:read')
   @ApiOperation({ summary: 'Get one definition' })
   @ApiEnvelope(DefinitionDto)
   @ApiErrors(401, 404)

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentWorkspace } from '../common/auth';
+import { CurrentWorkspace, RequiresScope } from '../common/auth';
 import { ValidationError } from '../common/errors';
 import { Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
@@ -50,6 +50,7 @@ export class RunsController {
   ) {}
 
   @Post()
+  @RequiresScope('runs:write')
   @ApiOperation({
     summary: 'Start a run (201), or return the run holding the idempotencyKey (200)',
   })
@@ -75,6 +76,7 @@ export class RunsController {
   }
 
   @Get()
+  @RequiresScope('runs:read')
   @ApiOperation({ summary: 'List runs, newest first, with pagination meta' })
   @ApiEnvelope(RunDto, 200, 'page')
   @ApiErrors(400, 401)
@@ -86,6 +88,7 @@ export class RunsController {
   }
 
   @Get(':id')
+  @RequiresScope('runs:read')
   @ApiOperation({ summary: 'Get one run, including currentStepIndex' })
   @ApiEnvelope(RunDto)
   @ApiErrors(401, 404)
@@ -97,6 +100,7 @@ export class RunsController {
   }
 
   @Post(':id/cancel')
+  @RequiresScope('runs:write')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a PENDING, RUNNING, WAITING or PAUSED run' })
   @ApiEnvelope(RunTransitionDto)
@@ -109,6 +113,7 @@ export class RunsController {
   }
 
   @Post(':id/resume')
+  @RequiresScope('runs:write')
   @HttpCode(200)
   @ApiOperation({ summary: 'Deliver a signal to a WAITING run' })
   @ApiEnvelope(RunTransitionDto)
@@ -122,6 +127,7 @@ export class RunsController {
   }
 
   @Post(':id/retry')
+  @RequiresScope('runs:write')
   @HttpCode(200)
   @ApiOperation({ summary: 'Retry a FAILED run from its failed step' })
   @ApiEnvelope(RunTransitionDto)
@@ -134,6 +140,7 @@ export class RunsController {
   }
 
   @Get(':id/events')
+  @RequiresScope('runs:read')
   @ApiOperation({ summary: 'Run events, oldest first, paginated' })
   @ApiEnvelope(RunEventDto, 200, 'page')
   @ApiErrors(400, 401, 404)
@@ -146,6 +153,7 @@ export class RunsController {
   }
 
   @Get(':id/events/stream')
+  @RequiresScope('runs:read')
   @ApiOperation({
     summary: 'Live run events (Server-Sent Events): the recorded ones, then new ones as recorded',
     description:
@@ -184,6 +192,7 @@ export class RunsController {
   }
 
   @Get(':id/steps')
+  @RequiresScope('runs:read')
   @ApiOperation({ summary: 'The run step runs in execution order' })
   @ApiEnvelope(StepRunDto, 200, 'array')
   @ApiErrors(401, 404)

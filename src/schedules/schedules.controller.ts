@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentWorkspace } from '../common/auth';
+import { CurrentWorkspace, RequiresScope } from '../common/auth';
 import { Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
@@ -21,6 +21,7 @@ export class SchedulesController {
   constructor(private readonly schedules: SchedulesService) {}
 
   @Post()
+  @RequiresScope('schedules:write')
   @ApiOperation({
     summary: 'Create a schedule that starts runs of a definition on a cron expression',
     description:
@@ -38,6 +39,7 @@ export class SchedulesController {
   }
 
   @Get()
+  @RequiresScope('schedules:read')
   @ApiOperation({ summary: 'List schedules, newest first, with pagination meta' })
   @ApiEnvelope(ScheduleDto, 200, 'page')
   @ApiErrors(400, 401)
@@ -49,6 +51,7 @@ export class SchedulesController {
   }
 
   @Get(':id')
+  @RequiresScope('schedules:read')
   @ApiOperation({ summary: 'Get one schedule with its next fire times' })
   @ApiEnvelope(ScheduleDto)
   @ApiErrors(401, 404)
@@ -60,6 +63,7 @@ export class SchedulesController {
   }
 
   @Patch(':id')
+  @RequiresScope('schedules:write')
   @ApiOperation({
     summary: 'Change a schedule: pause or resume, cron, timezone, input, policies',
     description:
@@ -77,6 +81,7 @@ export class SchedulesController {
   }
 
   @Delete(':id')
+  @RequiresScope('schedules:write')
   @ApiOperation({
     summary: 'Delete a schedule; it starts no run afterwards. Its runs keep their scheduleId.',
   })
@@ -90,6 +95,7 @@ export class SchedulesController {
   }
 
   @Post(':id/trigger')
+  @RequiresScope('schedules:write')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Start a run of the schedule now',

@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentKeyAuth, KeyAuth, Open, SameOriginOnly } from '../common/auth';
+import { CurrentKeyAuth, KeyAuth, NoScope, Open, SameOriginOnly } from '../common/auth';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { SessionDto, SignedOutDto, SignInDto } from './dto/session.dto';
 import { SessionsService } from './sessions.service';
@@ -47,6 +47,7 @@ export class SessionsController {
   }
 
   @Get()
+  @NoScope()
   @ApiSecurity('api-key')
   @ApiOperation({
     summary: 'The console session of the session cookie',

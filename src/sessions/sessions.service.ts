@@ -5,6 +5,7 @@ import { ApiKeysService } from '../api-keys/api-keys.service';
 import { encodeSession, sessionSetCookie } from '../api-keys/session-cookie';
 import type { KeyAuth } from '../common/auth';
 import { AuthError } from '../common/errors';
+import { sortScopes, type Scope } from '../common/scopes';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { WorkspacesService } from '../workspaces/workspaces.service';
 import type { SessionDto, SignInDto } from './dto/session.dto';
@@ -51,6 +52,7 @@ export class SessionsService {
     return this.describe({
       keyId: auth.keyId,
       workspaceId: auth.workspaceId,
+      scopes: auth.scopes,
       reviewerName: auth.reviewerName,
       expiresAt: auth.sessionExpiresAt,
     });
@@ -64,6 +66,8 @@ export class SessionsService {
   private async describe(s: {
     keyId: string;
     workspaceId: string;
+    /** As the key lookup read them, with the key itself. */
+    scopes: readonly Scope[];
     reviewerName: string;
     expiresAt: Date;
   }): Promise<SessionDto> {
@@ -78,6 +82,7 @@ export class SessionsService {
       workspaceName: workspace.name,
       keyId: s.keyId,
       keyName,
+      scopes: sortScopes(s.scopes),
       reviewerName: s.reviewerName,
       expiresAt: s.expiresAt.toISOString(),
     };

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Post, Query } from '@nestjs/common';
 import { ApiExtraModels, ApiOperation, ApiParam, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentWorkspace } from '../common/auth';
+import { CurrentWorkspace, RequiresScope } from '../common/auth';
 import { Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
@@ -23,6 +23,7 @@ export class WebhooksController {
   constructor(private readonly webhooks: WebhooksService) {}
 
   @Post()
+  @RequiresScope('webhooks:write')
   @HttpCode(201)
   @ApiOperation({
     summary: 'Register a webhook',
@@ -40,6 +41,7 @@ export class WebhooksController {
   }
 
   @Get()
+  @RequiresScope('webhooks:read')
   @ApiOperation({ summary: 'List the workspace webhooks, newest first (never the secret)' })
   @ApiEnvelope(WebhookDto, 200, 'array')
   @ApiErrors(401)
@@ -48,6 +50,7 @@ export class WebhooksController {
   }
 
   @Delete(':id')
+  @RequiresScope('webhooks:write')
   @ApiOperation({
     summary: 'Delete a webhook',
     description:
@@ -65,6 +68,7 @@ export class WebhooksController {
   }
 
   @Get(':id/deliveries')
+  @RequiresScope('webhooks:read')
   @ApiOperation({
     summary: 'The delivery log of a webhook, newest first, paginated',
     description: 'One entry per event sent to the webhook, with its attempts and last outcome.',
@@ -81,6 +85,7 @@ export class WebhooksController {
   }
 
   @Post(':id/deliveries/:deliveryId/retry')
+  @RequiresScope('webhooks:write')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Send a failed delivery again',

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { AdminAuth, CurrentWorkspace } from '../common/auth';
+import { AdminAuth, CurrentWorkspace, NoScope } from '../common/auth';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { CreateWorkspaceDto, WorkspaceDto } from './dto/workspace.dto';
 import { WorkspacesService } from './workspaces.service';
@@ -22,6 +22,7 @@ export class WorkspacesController {
   }
 
   @Get('current')
+  @NoScope()
   @ApiSecurity('api-key')
   @ApiOperation({ summary: 'The workspace of the calling API key' })
   @ApiEnvelope(WorkspaceDto)

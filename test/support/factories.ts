@@ -5,6 +5,7 @@ import type {
   CreatedApiKey,
   CreateWorkspaceRequest,
   Envelope,
+  Scope,
   Workspace,
 } from '../../client';
 
@@ -39,4 +40,18 @@ export async function createWorkspaceWithKey(
   if (key.status !== 201) throw new Error(`key creation failed: ${key.status} ${key.text}`);
   const created = (key.body as Envelope<CreatedApiKey>).data;
   return { workspace, key: created.key, keyId: created.id };
+}
+
+/** A further key of the caller's workspace with these scopes (README "Scopes"), through the API. */
+export async function createScopedKey(
+  http: TestAgent,
+  callerKey: string,
+  scopes: readonly string[],
+  name = `scoped ${scopes.join(' ')}`.slice(0, 100),
+): Promise<{ id: string; key: string }> {
+  const body: CreateApiKeyRequest = { name, scopes: [...scopes] as Scope[] };
+  const res = await http.post('/v1/api-keys').set('x-api-key', callerKey).send(body);
+  if (res.status !== 201) throw new Error(`key creation failed: ${res.status} ${res.text}`);
+  const created = (res.body as Envelope<CreatedApiKey>).data;
+  return { id: created.id, key: created.key };
 }

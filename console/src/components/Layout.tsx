@@ -3,16 +3,8 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { api, unwrap } from '../api';
 import { useInterval } from '../hooks';
+import { can, homePath, PAGES } from '../scopes';
 import { signOut, useSession } from '../session';
-
-const NAV = [
-  { href: '/console/runs', label: 'Runs' },
-  { href: '/console/approvals', label: 'Approvals' },
-  { href: '/console/costs', label: 'Costs' },
-  { href: '/console/definitions', label: 'Definitions' },
-  { href: '/console/webhooks', label: 'Webhooks' },
-  { href: '/console/api-keys', label: 'API keys' },
-];
 
 /** Pages that change approvals dispatch this so that the badge updates at once. */
 export const APPROVALS_CHANGED = 'console:approvals-changed';
@@ -20,7 +12,9 @@ export const APPROVALS_CHANGED = 'console:approvals-changed';
 export function Layout({ children }: { children: ComponentChildren }) {
   const session = useSession();
   const location = useLocation();
-  const pending = usePendingCount();
+  // Only the pages the key can read (README "Scopes"); a deep link to another says why it is closed.
+  const nav = PAGES.filter((page) => can(session.scopes, page.scope));
+  const pending = usePendingCount(can(session.scopes, 'approvals:read'));
   const [signingOut, setSigningOut] = useState(false);
   return (
     <div class="shell">
@@ -28,7 +22,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         Skip to content
       </a>
       <header class="topbar">
-        <a class="brand" href="/console/runs">
+        <a class="brand" href={homePath(session.scopes)}>
           Workflow console
         </a>
         <span class="workspace" title={`Workspace ${session.workspaceId}`}>
@@ -51,7 +45,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
       </header>
       <nav class="sidenav" aria-label="Console">
         <ul>
-          {NAV.map((item) => {
+          {nav.map((item) => {
             const current =
               location.path === item.href || location.path.startsWith(`${item.href}/`);
             return (
@@ -76,20 +70,24 @@ export function Layout({ children }: { children: ComponentChildren }) {
   );
 }
 
-/** The number of undecided approval requests, refreshed every 15 s and whenever a page decides one. */
-function usePendingCount(): number | undefined {
+/**
+ * The number of undecided approval requests, refreshed every 15 s and whenever a page decides one;
+ * never asked for by a key that cannot read approval requests.
+ */
+function usePendingCount(allowed: boolean): number | undefined {
   const [count, setCount] = useState<number>();
   const refresh = useCallback(() => {
+    if (!allowed) return;
     unwrap(api.GET('/v1/approval-requests/count')).then(
       (data) => setCount(data.pending),
       () => undefined,
     );
-  }, []);
+  }, [allowed]);
   useEffect(() => {
     refresh();
     window.addEventListener(APPROVALS_CHANGED, refresh);
     return () => window.removeEventListener(APPROVALS_CHANGED, refresh);
   }, [refresh]);
-  useInterval(refresh, 15_000);
+  useInterval(refresh, allowed ? 15_000 : undefined);
   return count;
 }

@@ -4,6 +4,7 @@ import { IsString, Length, Validate } from 'class-validator';
 import type { ValidationArguments, ValidatorConstraintInterface } from 'class-validator';
 import { ValidatorConstraint } from 'class-validator';
 import { REVIEWER_NAME_MAX_LENGTH, reviewerNameProblem } from '../../api-keys/session-cookie';
+import { SCOPES, type Scope } from '../../common/scopes';
 
 @ValidatorConstraint({ name: 'reviewerName' })
 class ReviewerNameRule implements ValidatorConstraintInterface {
@@ -49,6 +50,14 @@ export class SessionDto {
   @ApiProperty() workspaceName: string;
   @ApiProperty({ format: 'uuid', description: 'The API key the session holds' }) keyId: string;
   @ApiProperty() keyName: string;
+  @ApiProperty({
+    description:
+      'The scopes of the key the session holds, in canonical order (README "Scopes"): the console ' +
+      'offers only what they allow',
+    enum: SCOPES,
+    isArray: true,
+  })
+  scopes: Scope[];
   @ApiProperty({ description: 'Recorded as `decidedBy` of the decisions made in this session' })
   reviewerName: string;
   @ApiProperty({ format: 'date-time', description: 'When the session cookie stops being accepted' })

@@ -4,10 +4,20 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../../components/states';
 import { useAsync } from '../../hooks';
-import { useSession } from '../../session';
-import { keyAction, keyNameProblem, orderKeys } from './key-rules';
+import { SCOPE_LABELS, SCOPES, type Scope } from '../../scopes';
+import { useCan, useSession } from '../../session';
+import {
+  grantableScopes,
+  keyAction,
+  keyNameProblem,
+  orderKeys,
+  scopesProblem,
+  scopesSummary,
+} from './key-rules';
 import { SecretOnce } from './SecretOnce';
 import './api-keys.css';
+
+const SCOPE_COUNT = SCOPES.length;
 
 interface Created {
   id: string;
@@ -15,9 +25,13 @@ interface Created {
   key: string;
 }
 
-/** The workspace's API keys: create one (its key shown once), revoke others (never this session's). */
+/**
+ * The workspace's API keys with their scopes: create one with scopes chosen among the session's own
+ * (its key shown once), revoke others (never this session's, nor one with a scope the session lacks).
+ */
 export function ApiKeysPage(_props: { id?: string }) {
   const session = useSession();
+  const writes = useCan('keys:write');
   const keys = useAsync(() => unwrap(api.GET('/v1/api-keys')), []);
   const ordered = useMemo(
     () => orderKeys(keys.data ?? [], session.keyId),
@@ -49,13 +63,21 @@ export function ApiKeysPage(_props: { id?: string }) {
         />
       )}
 
-      <CreateKeyForm
-        onCreated={(key) => {
-          setCreated(key);
-          setMessage(undefined);
-          keys.reload();
-        }}
-      />
+      {writes ? (
+        <CreateKeyForm
+          sessionScopes={session.scopes}
+          onCreated={(key) => {
+            setCreated(key);
+            setMessage(undefined);
+            keys.reload();
+          }}
+        />
+      ) : (
+        <p class="hint scope-hint">
+          Creating and revoking keys needs the scope <code>keys:write</code>, which the key you
+          signed in with lacks.
+        </p>
+      )}
 
       <h2>Keys</h2>
       {message && (
@@ -76,6 +98,7 @@ export function ApiKeysPage(_props: { id?: string }) {
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Status</th>
+                <th scope="col">Scopes</th>
                 <th scope="col">Created</th>
                 <th scope="col">Last used</th>
                 <th scope="col">Action</th>
@@ -83,7 +106,8 @@ export function ApiKeysPage(_props: { id?: string }) {
             </thead>
             <tbody>
               {ordered.map((key) => {
-                const action = keyAction(key, session.keyId);
+                const action = keyAction(key, session);
+                const summary = scopesSummary(key.scopes);
                 return (
                   <tr key={key.id} data-key-id={key.id}>
                     <th scope="row" class="key-name">
@@ -99,6 +123,19 @@ export function ApiKeysPage(_props: { id?: string }) {
                         </span>
                       ) : (
                         <span class="badge status-completed">active</span>
+                      )}
+                    </td>
+                    <td class="key-scopes">
+                      {summary.all ? (
+                        <span title="Every scope">All scopes</span>
+                      ) : (
+                        <ul class="scope-list" aria-label={`Scopes of ${key.name}`}>
+                          {summary.scopes.map((scope) => (
+                            <li key={scope} class="mono">
+                              {scope}
+                            </li>
+                          ))}
+                        </ul>
                       )}
                     </td>
                     <td>
@@ -126,6 +163,10 @@ export function ApiKeysPage(_props: { id?: string }) {
                         </button>
                       ) : action.reason === 'this-session' ? (
                         <span class="muted">In use by this session</span>
+                      ) : action.reason === 'wider' ? (
+                        <span class="muted">
+                          Has <code>{action.scope}</code>, which your key lacks
+                        </span>
                       ) : null}
                     </td>
                   </tr>
@@ -173,13 +214,24 @@ export function ApiKeysPage(_props: { id?: string }) {
   );
 }
 
-function CreateKeyForm({ onCreated }: { onCreated: (key: Created) => void }) {
+function CreateKeyForm({
+  sessionScopes,
+  onCreated,
+}: {
+  sessionScopes: readonly string[];
+  onCreated: (key: Created) => void;
+}) {
+  const grantable = useMemo(() => grantableScopes(sessionScopes), [sessionScopes]);
   const [name, setName] = useState('');
+  // Every scope the session may give, until the user unticks some (the API's default is every scope).
+  const [chosen, setChosen] = useState<Scope[]>(grantable);
   const [touched, setTouched] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const problem = keyNameProblem(name);
   const showProblem = touched && problem !== undefined;
+  const scopeProblem = scopesProblem(chosen);
+  const showScopeProblem = touched && scopeProblem !== undefined;
   return (
     <form
       class="panel create-key"
@@ -187,14 +239,15 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: Created) => void }) {
       onSubmit={(event) => {
         event.preventDefault();
         setTouched(true);
-        if (problem) return;
+        if (problem || scopeProblem) return;
         setBusy(true);
         setError(undefined);
-        unwrap(api.POST('/v1/api-keys', { body: { name: name.trim() } }))
+        unwrap(api.POST('/v1/api-keys', { body: { name: name.trim(), scopes: chosen } }))
           .then(
             (key) => {
               onCreated({ id: key.id, name: key.name, key: key.key });
               setName('');
+              setChosen(grantable);
               setTouched(false);
             },
             (err: unknown) => setError(errorMessage(err)),
@@ -218,6 +271,30 @@ function CreateKeyForm({ onCreated }: { onCreated: (key: Created) => void }) {
           {showProblem ? problem : 'What the key is for, e.g. "ci-pipeline" (1-100 characters).'}
         </p>
       </div>
+      <fieldset class="scope-choices" aria-describedby="new-key-scopes-hint">
+        <legend>Scopes</legend>
+        {grantable.map((scope) => (
+          <label key={scope} class="checkbox">
+            <input
+              type="checkbox"
+              checked={chosen.includes(scope)}
+              onChange={(event) => {
+                const on = event.currentTarget.checked;
+                setChosen((now) => grantable.filter((s) => (s === scope ? on : now.includes(s))));
+              }}
+            />
+            <span class="mono">{scope}</span>
+            <span class="muted">{SCOPE_LABELS[scope]}</span>
+          </label>
+        ))}
+        <p id="new-key-scopes-hint" class={showScopeProblem ? 'field-error' : 'hint'}>
+          {showScopeProblem
+            ? scopeProblem
+            : grantable.length === SCOPE_COUNT
+              ? 'What the key may do; all by default.'
+              : 'What the key may do: a key can give only the scopes it holds itself.'}
+        </p>
+      </fieldset>
       {error && (
         <p class="error-state" role="alert">
           The key was not created: {error}

@@ -9,7 +9,12 @@ import {
   seriousViolations,
   signIn,
 } from '../../../../test/support/browser';
-import { createWorkspaceWithKey, type WorkspaceWithKey } from '../../../../test/support/factories';
+import {
+  createScopedKey,
+  createWorkspaceWithKey,
+  type WorkspaceWithKey,
+} from '../../../../test/support/factories';
+import { SCOPES } from '../../scopes';
 
 const XSS = {
   img: '<img src=x onerror="window.__xss=1">',
@@ -20,6 +25,7 @@ const XSS = {
 interface KeyView {
   id: string;
   name: string;
+  scopes: string[];
   revokedAt: string | null;
 }
 
@@ -139,6 +145,100 @@ describe('console API keys page (browser)', () => {
     await page.reload();
     await rowOf(page, ws.keyId).getByText('this session', { exact: true }).waitFor();
     await expectInert(page);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  /** The checkbox of a scope in the create form (its label is the scope, then what it allows). */
+  const scopeBox = (page: Page, scope: string) =>
+    page
+      .getByRole('group', { name: 'Scopes' })
+      .getByRole('checkbox', { name: new RegExp(`^${scope} `) });
+
+  it('creates a key with the scopes chosen (all by default), and lists every key with its scopes', async () => {
+    const { page, context, problems } = await openConsole(browser, t.baseUrl);
+    await signIn(page, ws.key, 'Ada', '/console/api-keys');
+    await rowOf(page, ws.keyId).getByText('All scopes').waitFor();
+    const boxes = page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox');
+    expect(await boxes.count()).toBe(SCOPES.length);
+    for (const scope of SCOPES) expect(await scopeBox(page, scope).isChecked()).toBe(true);
+
+    // None at all is refused before anything is sent.
+    await page.getByLabel('Name', { exact: true }).fill('reports');
+    for (const scope of SCOPES) await scopeBox(page, scope).uncheck();
+    const before = (await keys()).length;
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByText('Choose at least one scope.').waitFor();
+    expect((await keys()).length).toBe(before);
+
+    await scopeBox(page, 'costs:read').check();
+    await scopeBox(page, 'runs:read').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = await page.getByLabel('The new API key').inputValue();
+    const created = (await keys()).find((k) => k.name === 'reports');
+    expect(created?.scopes).toEqual(['runs:read', 'costs:read']);
+    const row = rowOf(page, created!.id);
+    expect(
+      await row
+        .getByRole('list', { name: 'Scopes of reports' })
+        .getByRole('listitem')
+        .allTextContents(),
+    ).toEqual(['runs:read', 'costs:read']);
+    // The form is back to every scope for the next key.
+    for (const scope of SCOPES) expect(await scopeBox(page, scope).isChecked()).toBe(true);
+    // The key can do what it was given, and only that.
+    expect((await t.http.get('/v1/cost/summary').set('x-api-key', shown)).status).toBe(200);
+    expect((await t.http.get('/v1/webhooks').set('x-api-key', shown)).status).toBe(403);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('with a key holding fewer scopes, offers only those and no revocation of a wider key', async () => {
+    const manager = await createScopedKey(t.http, ws.key, ['runs:read', 'keys:read', 'keys:write']);
+    const narrow = await createScopedKey(t.http, ws.key, ['runs:read'], 'narrow reader');
+    const { page, context, problems } = await openConsole(browser, t.baseUrl);
+    await signIn(page, manager.key, 'Ada', '/console/api-keys');
+    await rowOf(page, narrow.id).waitFor();
+    const boxes = page.getByRole('group', { name: 'Scopes' }).getByRole('checkbox');
+    expect(await boxes.count()).toBe(3);
+    await page.getByText('a key can give only the scopes it holds itself').waitFor();
+
+    // The workspace's first key has every scope: out of this key's reach.
+    const first = rowOf(page, ws.keyId);
+    await first.getByText('which your key lacks').waitFor();
+    expect(await first.locator('code').textContent()).toBe('definitions:read');
+    expect(await first.getByRole('button').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await rowOf(page, narrow.id).getByRole('button', { name: 'Revoke narrow reader' }).click();
+    await page
+      .getByRole('dialog', { name: 'Revoke this API key?' })
+      .getByRole('button', { name: 'Revoke key' })
+      .click();
+    await page.getByText('The key “narrow reader” is revoked.').waitFor();
+    expect((await keys()).find((k) => k.id === narrow.id)?.revokedAt).toEqual(expect.any(String));
+
+    await page.getByLabel('Name', { exact: true }).fill('delegate');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByLabel('The new API key').waitFor();
+    expect((await keys()).find((k) => k.name === 'delegate')?.scopes).toEqual([
+      'runs:read',
+      'keys:read',
+      'keys:write',
+    ]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('with keys:read only, lists the keys without the form or any revoke button', async () => {
+    const reader = await createScopedKey(t.http, ws.key, ['keys:read']);
+    const { page, context, problems } = await openConsole(browser, t.baseUrl);
+    await signIn(page, reader.key, 'Ada', '/console/api-keys');
+    await rowOf(page, ws.keyId).waitFor();
+    await page.getByText('Creating and revoking keys needs the scope keys:write').waitFor();
+    expect(await page.getByRole('button', { name: 'Create key' }).count()).toBe(0);
+    expect(await page.getByRole('table', { name: 'API keys' }).getByRole('button').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

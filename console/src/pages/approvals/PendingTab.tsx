@@ -20,6 +20,7 @@ import {
 import { contentPreview, neighbour, selectionAfterDecision, shortId } from './queue';
 import { RequestDetail } from './RequestDetail';
 import { ShortcutsPanel } from './ShortcutsPanel';
+import { useCan } from '../../session';
 
 /** How often the queue is read again while the page is visible. */
 const REFRESH_MS = 10_000;
@@ -88,8 +89,9 @@ export function PendingTab(props: {
     onSelect(id);
     document.getElementById(`approval-${id}`)?.scrollIntoView({ block: 'nearest' });
   };
+  const decides = useCan('approvals:decide');
   const open = (kind: DecisionKind) => {
-    if (selected) setDialog({ kind, request: selected });
+    if (selected && decides) setDialog({ kind, request: selected });
   };
 
   // The latest state for the one keydown listener of the page.

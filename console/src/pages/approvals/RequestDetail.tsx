@@ -3,6 +3,7 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { StatusBadge } from '../../components/StatusBadge';
 import type { ApprovalRequest } from './approvals-api';
 import type { DecisionKind } from './DecideDialog';
+import { useCan } from '../../session';
 
 /**
  * The selected request: its facts, the full content under review and the decision buttons (only
@@ -16,6 +17,8 @@ export function RequestDetail(props: {
 }) {
   const { request } = props;
   const decided = request.decision !== null;
+  // Without approvals:decide the reviewer reads the request but has nothing to press.
+  const decides = useCan('approvals:decide');
   const key = (k: string) => (props.shortcuts ? <kbd class="approval-key-hint">{k}</kbd> : null);
   return (
     <>
@@ -42,7 +45,13 @@ export function RequestDetail(props: {
           )}
         </div>
       )}
-      {!decided && (
+      {!decided && !decides && (
+        <p class="hint scope-hint">
+          Deciding needs the scope <code>approvals:decide</code>, which the key you signed in with
+          lacks.
+        </p>
+      )}
+      {!decided && decides && (
         <div class="toolbar approval-actions">
           <button
             type="button"

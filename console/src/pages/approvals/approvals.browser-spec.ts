@@ -10,7 +10,11 @@ import {
   seriousViolations,
   signIn,
 } from '../../../../test/support/browser';
-import { createWorkspaceWithKey, type WorkspaceWithKey } from '../../../../test/support/factories';
+import {
+  createScopedKey,
+  createWorkspaceWithKey,
+  type WorkspaceWithKey,
+} from '../../../../test/support/factories';
 import { waitFor } from '../../../../test/support/wait';
 import { createDefinition, startRun, waitForRun } from '../../../../test/support/workflows';
 
@@ -332,6 +336,30 @@ describe('approvals inbox (browser)', () => {
     await detail.getByText('Already decided: approved by someone else').waitFor();
     expect(await detail.getByRole('button', { name: /^Approve/ }).count()).toBe(0);
     await page.getByText('No approvals waiting').waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('with approvals:read but not approvals:decide, shows the queue and the request but no decision, by mouse or key', async () => {
+    const ws = await createWorkspaceWithKey(t.http);
+    const [first] = await pausedRequests(ws, drafts(1, 'read-only'));
+    const reader = await createScopedKey(t.http, ws.key, ['approvals:read']);
+    const { page, context, problems } = await openConsole(browser, t.baseUrl);
+    await signIn(page, reader.key, REVIEWER, '/console/approvals');
+    const detail = page.locator('#approval-detail');
+    await detail.getByRole('heading', { name: 'read-only-1' }).waitFor();
+    await waitForBadge(page, 1);
+    await detail.getByText('Deciding needs the scope approvals:decide').waitFor();
+    expect(await detail.getByRole('button', { name: /Approve|Reject|Edit/ }).count()).toBe(0);
+    // The shortcuts open nothing either.
+    for (const key of ['a', 'r', 'e']) await page.keyboard.press(key);
+    await page.evaluate('new Promise((resolve) => requestAnimationFrame(() => resolve(null)))');
+    expect(await page.locator('dialog[open]').count()).toBe(0);
+    expect((await request(ws, first.id)).decision).toBeNull();
+    const nav = page.getByRole('navigation', { name: 'Console' });
+    expect(await nav.getByRole('link').count()).toBe(1);
+    await nav.getByRole('link', { name: /^Approvals/ }).waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

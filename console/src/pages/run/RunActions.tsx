@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorMessage, unwrap } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
+import { useCan } from '../../session';
 import { canCancel, canResume, canRetry, parseJsonObject, signalTypeProblem } from './run-rules';
 
 type Action = 'cancel' | 'resume' | 'retry';
@@ -66,9 +67,12 @@ export function RunActions(props: {
     }
   }
 
-  const cancellable = canCancel(props.status);
-  const resumable = canResume(props.status);
-  const retryable = canRetry(props.status);
+  // A key without runs:write sees the run but no action (README "Scopes").
+  const writes = useCan('runs:write');
+  const cancellable = writes && canCancel(props.status);
+  const resumable = writes && canResume(props.status);
+  const retryable = writes && canRetry(props.status);
+  const wouldOffer = canCancel(props.status) || canResume(props.status) || canRetry(props.status);
   return (
     <div class="run-actions">
       {(cancellable || resumable || retryable) && (
@@ -89,6 +93,12 @@ export function RunActions(props: {
             </button>
           )}
         </div>
+      )}
+      {!writes && wouldOffer && (
+        <p class="hint scope-hint">
+          Cancel, resume and retry need the scope <code>runs:write</code>, which the key you signed
+          in with lacks.
+        </p>
       )}
       {props.status === 'PAUSED' && (
         <p class="hint">

@@ -7,6 +7,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { ErrorState, Loading } from '../../components/states';
 import { formatDuration, formatUsd } from '../../format';
 import { useAsync, useInterval, useQueryState } from '../../hooks';
+import { useCan } from '../../session';
 import { runDuration, TERMINAL_STATUSES } from '../runs/runs-query';
 import { EventList } from './EventList';
 import { RunEventStream, type StreamState } from './event-stream';
@@ -57,19 +58,28 @@ export function RunPage(props: { id?: string }) {
   const { query, set } = useQueryState();
   const path = useMemo(() => ({ params: { path: { id } } }), [id]);
 
+  // What the key cannot read is not asked for (README "Scopes"): the page shows the rest.
+  const readsDefinitions = useCan('definitions:read');
+  const readsCosts = useCan('costs:read');
   const run = useAsync(() => unwrap(api.GET('/v1/workflow-runs/{id}', path)), [path]);
   const definitionId = run.data?.definitionId;
   const definition = useAsync(
     () =>
-      definitionId
+      definitionId && readsDefinitions
         ? unwrap(
             api.GET('/v1/workflow-definitions/{id}', { params: { path: { id: definitionId } } }),
           )
         : Promise.resolve(undefined),
-    [definitionId],
+    [definitionId, readsDefinitions],
   );
   const steps = useAsync(() => unwrap(api.GET('/v1/workflow-runs/{id}/steps', path)), [path]);
-  const cost = useAsync(() => unwrap(api.GET('/v1/workflow-runs/{id}/cost', path)), [path]);
+  const cost = useAsync(
+    () =>
+      readsCosts
+        ? unwrap(api.GET('/v1/workflow-runs/{id}/cost', path))
+        : Promise.resolve(undefined),
+    [path, readsCosts],
+  );
 
   const [events, setEvents] = useState<RunEvent[]>([]);
   const [eventsError, setEventsError] = useState<unknown>();
@@ -217,10 +227,12 @@ export function RunPage(props: { id?: string }) {
                 <a href={`/console/definitions/${definition.data.id}`}>
                   {definition.data.name} version {definition.data.version}
                 </a>
-              ) : (
+              ) : readsDefinitions ? (
                 <a href={`/console/definitions/${data.definitionId}`} class="mono">
                   {data.definitionId}
                 </a>
+              ) : (
+                <span class="mono">{data.definitionId}</span>
               )}
             </dd>
           </div>
@@ -263,8 +275,10 @@ export function RunPage(props: { id?: string }) {
                 `${formatUsd(cost.data.totalCostUsd)} (${cost.data.calls.length} ${
                   cost.data.calls.length === 1 ? 'call' : 'calls'
                 })`
-              ) : (
+              ) : readsCosts ? (
                 <span class="muted">–</span>
+              ) : (
+                <span class="muted">needs the scope costs:read</span>
               )}
             </dd>
           </div>
@@ -341,6 +355,12 @@ export function RunPage(props: { id?: string }) {
       {!eventsLoaded && eventsError === undefined ? <Loading label="Loading events…" /> : eventList}
 
       <h2>LLM calls</h2>
+      {!readsCosts && (
+        <p class="muted">
+          The LLM calls of a run are part of its costs: the key you signed in with lacks the scope{' '}
+          <code>costs:read</code>.
+        </p>
+      )}
       {cost.error !== undefined && <ErrorState error={cost.error} onRetry={cost.reload} />}
       {llmCalls}
     </section>

@@ -8,6 +8,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { EmptyState, ErrorState, Loading } from '../../components/states';
 import { formatDuration } from '../../format';
 import { useAsync, useInterval, useQueryState } from '../../hooks';
+import { useCan } from '../../session';
 import {
   definitionLabel,
   hasFilters,
@@ -38,7 +39,12 @@ export function RunsPage(_props: { id?: string }) {
   const { params, problems } = listParams(query);
   const filtered = hasFilters(query);
 
-  const definitions = useAsync(() => unwrap(api.GET('/v1/workflow-definitions')), []);
+  // Without definitions:read the runs show their definition ids, and the filter takes no names.
+  const readsDefinitions = useCan('definitions:read');
+  const definitions = useAsync(
+    () => (readsDefinitions ? unwrap(api.GET('/v1/workflow-definitions')) : Promise.resolve([])),
+    [readsDefinitions],
+  );
   const byId = useMemo(
     () => new Map((definitions.data ?? []).map((d) => [d.id, d])),
     [definitions.data],
@@ -63,7 +69,7 @@ export function RunsPage(_props: { id?: string }) {
       <Filters
         query={query}
         problems={problems}
-        definitions={definitions.data}
+        definitions={readsDefinitions ? definitions.data : undefined}
         definitionsError={definitions.error}
         onChange={setFilter}
         onClear={() =>
@@ -165,6 +171,7 @@ function Filters(props: {
   onClear: () => void;
 }) {
   const { query } = props;
+  const readsDefinitions = useCan('definitions:read');
   const problemOf = (field: FilterProblem['field']) =>
     props.problems.find((p) => p.field === field)?.message;
   const sorted = useMemo(() => sortDefinitions(props.definitions ?? []), [props.definitions]);
@@ -198,28 +205,30 @@ function Filters(props: {
           </span>
         )}
       </div>
-      <div class="field">
-        <label for="runs-definition">Definition</label>
-        <select
-          id="runs-definition"
-          value={query.definitionId ?? ''}
-          aria-describedby={props.definitionsError ? 'runs-definition-problem' : undefined}
-          onChange={(e) => props.onChange({ definitionId: e.currentTarget.value || undefined })}
-        >
-          <option value="">Any definition</option>
-          {unknownDefinition && <option value={query.definitionId}>{query.definitionId}</option>}
-          {sorted.map((definition) => (
-            <option key={definition.id} value={definition.id}>
-              {definitionLabel(definition)}
-            </option>
-          ))}
-        </select>
-        {props.definitionsError !== undefined && (
-          <span id="runs-definition-problem" class="field-problem">
-            The definitions could not be loaded; reload the page to filter by definition.
-          </span>
-        )}
-      </div>
+      {readsDefinitions && (
+        <div class="field">
+          <label for="runs-definition">Definition</label>
+          <select
+            id="runs-definition"
+            value={query.definitionId ?? ''}
+            aria-describedby={props.definitionsError ? 'runs-definition-problem' : undefined}
+            onChange={(e) => props.onChange({ definitionId: e.currentTarget.value || undefined })}
+          >
+            <option value="">Any definition</option>
+            {unknownDefinition && <option value={query.definitionId}>{query.definitionId}</option>}
+            {sorted.map((definition) => (
+              <option key={definition.id} value={definition.id}>
+                {definitionLabel(definition)}
+              </option>
+            ))}
+          </select>
+          {props.definitionsError !== undefined && (
+            <span id="runs-definition-problem" class="field-problem">
+              The definitions could not be loaded; reload the page to filter by definition.
+            </span>
+          )}
+        </div>
+      )}
       <TimeField
         id="runs-created-from"
         label="Created from (UTC)"

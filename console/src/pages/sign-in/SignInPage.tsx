@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorMessage } from '../../api';
+import { homePath } from '../../scopes';
 import { safeNext, signIn, type Session } from '../../session';
 
 /**
@@ -17,7 +18,6 @@ export function SignInPage({
   const [reviewerName, setReviewerName] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const next = safeNext(query.next);
   return (
     <main id="main" class="sign-in">
       <h1>Workflow console</h1>
@@ -33,7 +33,7 @@ export function SignInPage({
           setBusy(true);
           setError(undefined);
           signIn(apiKey.trim(), reviewerName.trim()).then(
-            (session) => onSignedIn(session, next),
+            (session) => onSignedIn(session, safeNext(query.next, homePath(session.scopes))),
             (err: unknown) => {
               setError(errorMessage(err));
               setBusy(false);

@@ -8,6 +8,7 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../../components/states';
 import { StatusBadge } from '../../components/StatusBadge';
 import { useAsync, useQueryState } from '../../hooks';
+import { useCan } from '../../session';
 import {
   canRedeliver,
   DELIVERY_STATUSES,
@@ -52,6 +53,7 @@ type Hook = components['schemas']['WebhookDto'];
 
 function WebhookView({ hook }: { hook: Hook }) {
   const location = useLocation();
+  const writes = useCan('webhooks:write');
   const [deleting, setDeleting] = useState(false);
   const [busy, setBusy] = useState(false);
   const [deleteError, setDeleteError] = useState<string>();
@@ -96,9 +98,16 @@ function WebhookView({ hook }: { hook: Hook }) {
             <dd class="mono">{hook.id}</dd>
           </div>
         </dl>
-        <button type="button" class="button danger" onClick={() => setDeleting(true)}>
-          Delete webhook
-        </button>
+        {writes ? (
+          <button type="button" class="button danger" onClick={() => setDeleting(true)}>
+            Delete webhook
+          </button>
+        ) : (
+          <p class="hint scope-hint">
+            Deleting the webhook and redelivering need the scope <code>webhooks:write</code>, which
+            the key you signed in with lacks.
+          </p>
+        )}
       </div>
 
       <Deliveries hookId={hook.id} />
@@ -141,6 +150,7 @@ function WebhookView({ hook }: { hook: Hook }) {
 }
 
 function Deliveries({ hookId }: { hookId: string }) {
+  const writes = useCan('webhooks:write');
   const { query, set } = useQueryState();
   const status = deliveryStatusFilter(query.status);
   const page = pageFromQuery(query.page);
@@ -258,7 +268,7 @@ function Deliveries({ hookId }: { hookId: string }) {
                     </td>
                     <td class="last-error">{d.lastError ?? <span class="muted">–</span>}</td>
                     <td>
-                      {canRedeliver(d) ? (
+                      {writes && canRedeliver(d) ? (
                         <button
                           type="button"
                           class="button"

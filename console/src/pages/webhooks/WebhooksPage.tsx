@@ -3,6 +3,7 @@ import { api, errorMessage, unwrap } from '../../api';
 import { RelativeTime } from '../../components/RelativeTime';
 import { EmptyState, ErrorState, Loading } from '../../components/states';
 import { useAsync } from '../../hooks';
+import { useCan } from '../../session';
 import { SecretOnce } from '../api-keys/SecretOnce';
 import { WEBHOOK_EVENTS, webhookFormProblems, type WebhookEvent } from './webhook-rules';
 import './webhooks.css';
@@ -17,6 +18,7 @@ interface Created {
 export function WebhooksPage(_props: { id?: string }) {
   const hooks = useAsync(() => unwrap(api.GET('/v1/webhooks')), []);
   const [created, setCreated] = useState<Created>();
+  const writes = useCan('webhooks:write');
 
   return (
     <section class="webhooks-page">
@@ -46,7 +48,9 @@ export function WebhooksPage(_props: { id?: string }) {
         <Loading label="Loading webhooks…" />
       ) : hooks.data.length === 0 ? (
         <EmptyState title="No webhooks yet">
-          Register one with the form below to be told when runs finish or approvals are requested.
+          {writes
+            ? 'Register one with the form below to be told when runs finish or approvals are requested.'
+            : 'None is registered in this workspace.'}
         </EmptyState>
       ) : (
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Webhooks table">
@@ -91,12 +95,19 @@ export function WebhooksPage(_props: { id?: string }) {
         </div>
       )}
 
-      <CreateWebhookForm
-        onCreated={(hook) => {
-          setCreated(hook);
-          hooks.reload();
-        }}
-      />
+      {writes ? (
+        <CreateWebhookForm
+          onCreated={(hook) => {
+            setCreated(hook);
+            hooks.reload();
+          }}
+        />
+      ) : (
+        <p class="hint scope-hint">
+          Registering a webhook needs the scope <code>webhooks:write</code>, which the key you
+          signed in with lacks.
+        </p>
+      )}
     </section>
   );
 }

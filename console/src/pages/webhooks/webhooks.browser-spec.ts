@@ -10,7 +10,11 @@ import {
   signIn,
 } from '../../../../test/support/browser';
 import { fileDatabaseUrl } from '../../../../test/support/database';
-import { createWorkspaceWithKey, type WorkspaceWithKey } from '../../../../test/support/factories';
+import {
+  createScopedKey,
+  createWorkspaceWithKey,
+  type WorkspaceWithKey,
+} from '../../../../test/support/factories';
 import { startHttpsReceiver, type HttpsReceiver } from '../../../../test/support/https-receiver';
 import { checkedAgent } from '../../../../test/support/openapi-check';
 import {
@@ -144,6 +148,8 @@ describe('console Webhooks pages (browser)', () => {
     await page.reload();
     expect(await page.getByLabel('Status').inputValue()).toBe('failed');
     const entry = page.locator(`tr[data-delivery-id="${failed.id}"]`);
+    // After the reload the log is read again: wait for the row (allInnerTexts does not wait).
+    await entry.waitFor();
     expect((await entry.locator('th, td').allInnerTexts()).slice(0, 4)).toEqual([
       expect.stringContaining('workflow.completed'),
       'failed',
@@ -219,6 +225,49 @@ describe('console Webhooks pages (browser)', () => {
 
     await page.goto(`/console/webhooks/${hookId}`);
     await page.getByRole('heading', { name: 'Webhook not found' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('with webhooks:read only, shows the webhooks and their deliveries without register, delete or redeliver', async () => {
+    const own = await createWorkspaceWithKey(http);
+    const url = receiver.route('/hooks/always-down', () => ({ status: 503 }));
+    const created = await http
+      .post('/v1/webhooks')
+      .set('x-api-key', own.key)
+      .send({ url, events: ['workflow.completed'] });
+    expect(created.status).toBe(201);
+    const hookId = created.body.data.id as string;
+    const definitionId = await createDefinition(http, own.key, [
+      { type: 'task', name: 'work', handler: 'noop' },
+    ]);
+    const runId = await startRun(http, own.key, definitionId);
+    await waitForRun(http, own.key, runId, 'COMPLETED');
+    const [failed] = await eventually(
+      async () => {
+        const res = await http.get(`/v1/webhooks/${hookId}/deliveries`).set('x-api-key', own.key);
+        const list = res.body.data as DeliveryView[];
+        return list[0]?.status === 'failed' ? list : undefined;
+      },
+      20_000,
+      'the failed delivery',
+    );
+
+    const reader = await createScopedKey(http, own.key, ['webhooks:read']);
+    const { page, context, problems } = await openConsole(browser, service.baseUrl);
+    await signIn(page, reader.key, 'Ada', '/console/webhooks');
+    await page.getByRole('link', { name: url }).waitFor();
+    await page.getByText('Registering a webhook needs the scope webhooks:write').waitFor();
+    expect(await page.getByRole('button', { name: 'Register webhook' }).count()).toBe(0);
+
+    await page.getByRole('link', { name: url }).click();
+    await page.waitForURL((u) => u.pathname === `/console/webhooks/${hookId}`);
+    const entry = page.locator(`tr[data-delivery-id="${failed.id}"]`);
+    await entry.getByText('failed', { exact: true }).waitFor();
+    expect(await entry.getByRole('button').count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Delete webhook' }).count()).toBe(0);
+    await page.getByText('Deleting the webhook and redelivering need the scope').waitFor();
+    expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

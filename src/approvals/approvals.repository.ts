@@ -101,6 +101,39 @@ const VOTE = (
   'decidedAt', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
   'comment', ${comment}::text))`;
 
+/**
+ * The requests of one assignee, as `list` answers them (the same filters, orders and cursors): read
+ * from `approval_assignees` in the list's order (its pending partial index for `pending=true`), each
+ * row joined to its request by primary key, so that an assignee's page costs the same however many
+ * requests the workspace holds. `cursor` must be a request of the workspace (checked by the caller).
+ */
+export function assigneeListStatement(
+  workspaceId: string,
+  assignee: string,
+  pending: boolean | undefined,
+  limit: number,
+  order: 'newest' | 'oldest',
+  cursor?: string,
+): { text: string; values: unknown[] } {
+  const filter = pending === undefined ? '' : pending ? 'AND NOT x.decided' : 'AND x.decided';
+  const direction = order === 'newest' ? 'DESC' : 'ASC';
+  const values: unknown[] = [workspaceId, assignee, limit];
+  let after = '';
+  if (cursor !== undefined) {
+    values.push(cursor);
+    // Compared in SQL, as in `list`: microseconds matter between requests of one millisecond.
+    after = `AND (x.created_at, x.request_id) ${order === 'newest' ? '<' : '>'}
+      (SELECT created_at, id FROM approval_requests WHERE id = $4)`;
+  }
+  return {
+    text: `SELECT ${A_COLUMNS} FROM approval_assignees x
+      JOIN approval_requests a ON a.id = x.request_id
+      WHERE x.workspace_id = $1 AND x.assignee = $2 ${filter} ${after}
+      ORDER BY x.created_at ${direction}, x.request_id ${direction} LIMIT $3`,
+    values,
+  };
+}
+
 /** The distinct deciders who approved, among `votes`. */
 export function approvers(votes: readonly ApprovalVote[]): Set<string> {
   return new Set(votes.filter((v) => v.decision === 'approved').map((v) => v.decidedBy));
@@ -291,10 +324,7 @@ export class ApprovalsRepository {
   }
 
   /**
-   * `list` for the requests of one assignee: the same filters, orders and cursors, read from
-   * `approval_assignees` in the list's order (its pending partial index for `pending=true`), each row
-   * joined to its request by primary key. So an assignee's page costs the same however many requests
-   * the workspace holds.
+   * `list` for the requests of one assignee (assigneeListStatement), with the same cursor check.
    */
   private async listAssigned(
     workspaceId: string,
@@ -304,28 +334,15 @@ export class ApprovalsRepository {
     order: 'newest' | 'oldest',
     cursor: string | undefined,
   ): Promise<ApprovalRow[] | null> {
-    const filter = pending === undefined ? '' : pending ? 'AND NOT x.decided' : 'AND x.decided';
-    const direction = order === 'newest' ? 'DESC' : 'ASC';
-    const params: unknown[] = [workspaceId, assignee, limit];
-    let after = '';
     if (cursor !== undefined) {
       const found = await this.db.query(
         'SELECT 1 FROM approval_requests WHERE workspace_id = $1 AND id = $2',
         [workspaceId, cursor],
       );
       if (found.rowCount === 0) return null;
-      params.push(cursor);
-      // Compared in SQL, as in `list`: microseconds matter between requests of one millisecond.
-      after = `AND (x.created_at, x.request_id) ${order === 'newest' ? '<' : '>'}
-        (SELECT created_at, id FROM approval_requests WHERE id = $4)`;
     }
-    const res = await this.db.query<ApprovalRow>(
-      `SELECT ${A_COLUMNS} FROM approval_assignees x
-       JOIN approval_requests a ON a.id = x.request_id
-       WHERE x.workspace_id = $1 AND x.assignee = $2 ${filter} ${after}
-       ORDER BY x.created_at ${direction}, x.request_id ${direction} LIMIT $3`,
-      params,
-    );
+    const statement = assigneeListStatement(workspaceId, assignee, pending, limit, order, cursor);
+    const res = await this.db.query<ApprovalRow>(statement.text, statement.values);
     return res.rows;
   }
 

@@ -162,7 +162,8 @@ export class WebhookEventPayloadDto {
     description:
       'workflow.completed: {status, output, completedAt}; workflow.failed: {status, error, ' +
       'failedStep, failedAt}; workflow.cancelled: {status, cancelledAt}; approval.requested: ' +
-      '{approvalRequestId, stepName, contentKey, content, prompt}; approval.decided: ' +
+      '{approvalRequestId, stepName, contentKey, content, prompt} (with an approval policy also ' +
+      'assignees, requiredApprovals, expiresAt); approval.decided: ' +
       '{approvalRequestId, stepName, decision, decidedBy, decidedAt}; approval.expired: ' +
       '{approvalRequestId, stepName, onTimeout, assignees, approvals, requiredApprovals, expiresAt, ' +
       'expiredAt}; approval.escalated: {approvalRequestId, stepName, assignees, escalatedFrom, ' +

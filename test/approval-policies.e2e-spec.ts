@@ -601,6 +601,7 @@ describe('approval policies', () => {
 
     it("waits without a second timeout after an escalation, in the escalated assignees' inbox, until decided", async () => {
       const own = await createWorkspaceWithKey(t.http);
+      const before = await pausedRun(review({ assignees: ['boss'] }), own.key);
       const runId = await run(
         review({
           assignees: ['ann', 'bob'],
@@ -633,8 +634,19 @@ describe('approval policies', () => {
         decision: null,
       });
       expect((await getRun(t.http, own.key, runId)).status).toBe('PAUSED');
-      // The filter follows the escalation: the request left the first assignees' inbox.
-      expect((await list('?pending=true&assignee=boss', own.key)).ids).toEqual([id]);
+      // The filter follows the escalation: the request left the first assignees' inbox, and is
+      // paged through in its place among the others (two an answer, its own id a cursor).
+      const after = await pausedRun(review({ assignees: ['boss'] }), own.key);
+      expect(await listAll('?pending=true&assignee=boss', own.key)).toEqual([
+        after.request.id,
+        id,
+        before.request.id,
+      ]);
+      expect(await listAll('?pending=true&assignee=boss&order=oldest', own.key)).toEqual([
+        before.request.id,
+        id,
+        after.request.id,
+      ]);
       expect((await list('?pending=true&assignee=ann', own.key)).ids).toEqual([]);
       expect((await decide(id, { decision: 'approved', decidedBy: 'boss' }, own.key)).status).toBe(
         200,
@@ -646,6 +658,7 @@ describe('approval policies', () => {
       const types = (await runEvents(t.http, own.key, runId)).map((e) => e.eventType);
       expect(types).not.toContain('APPROVAL_EXPIRED');
       expect((await list('?pending=false&assignee=boss', own.key)).ids).toEqual([id]);
+      expect((await list('?pending=false&assignee=deputy', own.key)).ids).toEqual([id]);
     });
 
     it('ends a timer with the run: a cancelled run does not expire its request', async () => {

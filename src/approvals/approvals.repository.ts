@@ -242,11 +242,15 @@ export class ApprovalsRepository {
     // The run is held by the step's executor, so no decision can have come in between.
     if (!request) throw new Error(`approval request ${id} was decided while it escalated`);
     // A separate statement: the CTEs of one statement see the same snapshot, so an insert beside the
-    // delete of the same keys would conflict with the rows being deleted.
+    // delete of the same keys would conflict with the rows being deleted. The request's created_at
+    // is copied in SQL: read back into JavaScript it would lose its microseconds, and the list's
+    // cursors compare it with the request's own.
     await client.query(
       `INSERT INTO approval_assignees (request_id, workspace_id, assignee, created_at)
-       SELECT $1, $2, a.name, $3 FROM unnest($4::text[]) AS a(name)`,
-      [id, request.workspace_id, request.created_at, assignees],
+       SELECT r.id, r.workspace_id, a.name, r.created_at
+       FROM approval_requests r, unnest($2::text[]) AS a(name)
+       WHERE r.id = $1`,
+      [id, assignees],
     );
     return request;
   }

@@ -426,7 +426,7 @@ export interface paths {
         };
         /**
          * List approval requests, newest first by default (no pagination meta)
-         * @description `pending=true`: undecided only; `pending=false`: decided only; omitted: all. `order=oldest` lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the first in that order; when there are more, the `Link` header names the next part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id). The calling API key needs the scope `approvals:read` (403 FORBIDDEN otherwise).
+         * @description `pending=true`: undecided only; `pending=false`: decided only; omitted: all. `assignee`: only the requests for that name or group. `order=oldest` lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) requests, the first in that order; when there are more, the `Link` header names the next part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id). The calling API key needs the scope `approvals:read` (403 FORBIDDEN otherwise).
          */
         get: operations["ApprovalsController_list"];
         put?: never;
@@ -488,7 +488,7 @@ export interface paths {
         put?: never;
         /**
          * Decide an approval request: approved, rejected or edited
-         * @description Wakes the paused run. approved: continues with the content as it is. edited: editedContent replaces the state value at contentKey. rejected: the approval step fails; while its retry policy has attempts left the run goes back to regenerateFrom (default: the step before) with `rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request was already decided or the run is no longer PAUSED (cancelled, for instance). Through a console session, `decidedBy` is the reviewer name of the session and the body field is ignored. The calling API key needs the scope `approvals:decide` (403 FORBIDDEN otherwise).
+         * @description Wakes the paused run. approved: continues with the content as it is. edited: editedContent replaces the state value at contentKey. rejected: the approval step fails; while its retry policy has attempts left the run goes back to regenerateFrom (default: the step before) with `rejection: {decision, comment}` in the state, otherwise the run fails. With `requiredApprovals` N > 1, an approval counts toward the quorum of N distinct deciders and is answered with decision null until the Nth; one rejection decides at once; edited is 409. 409 when the request was already decided, the run is no longer PAUSED (cancelled, for instance), the same decider already approved it, or its timeout is being applied. Through a console session, `decidedBy` is the reviewer name of the session and the body field is ignored. The calling API key needs the scope `approvals:decide` (403 FORBIDDEN otherwise).
          */
         post: operations["ApprovalsController_decide"];
         delete?: never;
@@ -973,7 +973,7 @@ export interface components {
             /** Format: uuid */
             stepRunId: string | null;
             /** @enum {string} */
-            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED" | "MAP_ITEM_COMPLETED" | "MAP_ITEM_FAILED";
+            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED" | "MAP_ITEM_COMPLETED" | "MAP_ITEM_FAILED" | "APPROVAL_VOTE_RECORDED" | "APPROVAL_EXPIRED" | "APPROVAL_ESCALATED";
             payload: {
                 [key: string]: unknown;
             };
@@ -1115,6 +1115,14 @@ export interface components {
             /** @enum {boolean} */
             deleted: true;
         };
+        ApprovalVoteDto: {
+            decidedBy: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected" | "edited";
+            /** Format: date-time */
+            decidedAt: string;
+            comment: string | null;
+        };
         ApprovalRequestDto: {
             /** Format: uuid */
             id: string;
@@ -1141,6 +1149,34 @@ export interface components {
             } | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description Names or groups the request is for (the step's `assignees`; `[]` without). After an escalation, the escalated ones (`escalateTo.assignees`); the earlier ones are in `escalatedFrom`. */
+            assignees: string[];
+            /** @description Distinct deciders who must approve (the step's `requiredApprovals`, default 1) */
+            requiredApprovals: number;
+            /** @description The reviewers' decisions so far, oldest first: each approval toward the quorum, then the decision that decided the request. A decision made by a timeout is not one of them. */
+            approvals: components["schemas"]["ApprovalVoteDto"][];
+            /**
+             * Format: date-time
+             * @description When the request times out (null without a timeout); after an escalation, the second timeout
+             */
+            expiresAt: string | null;
+            /**
+             * @description What its last timeout does (null without a timeout)
+             * @enum {string|null}
+             */
+            onTimeout: "reject" | "approve" | "fail" | null;
+            /**
+             * Format: date-time
+             * @description When its first timeout escalated it to `escalateTo.assignees` (null: not escalated)
+             */
+            escalatedAt: string | null;
+            /** @description The assignees before the escalation (null: not escalated) */
+            escalatedFrom: string[] | null;
+            /**
+             * Format: date-time
+             * @description When it expired, undecided at its last timeout (null otherwise); its `onTimeout` then applied: `reject` and `approve` decided it as `system:timeout`, `fail` left it undecided
+             */
+            expiredAt: string | null;
         };
         ApprovalCountDto: {
             /** @description Undecided requests: as many as `pending=true` lists */
@@ -1154,13 +1190,23 @@ export interface components {
             /** Format: uuid */
             stepRunId: string;
             stepName: string;
-            /** @enum {string} */
-            decision: "approved" | "rejected" | "edited";
-            decidedBy: string;
-            /** Format: date-time */
-            decidedAt: string;
+            /**
+             * @description The request's decision. Null only after an approval short of a quorum (`requiredApprovals` > 1): the request is still undecided and `approvals` shows the progress.
+             * @enum {string|null}
+             */
+            decision: "approved" | "rejected" | "edited" | null;
+            /** @description Null while undecided (see decision) */
+            decidedBy: string | null;
+            /**
+             * Format: date-time
+             * @description Null while undecided (see decision)
+             */
+            decidedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            requiredApprovals: number;
+            /** @description The reviewers' decisions so far, this one last */
+            approvals: components["schemas"]["ApprovalVoteDto"][];
         };
         DecideApprovalDto: {
             /** @enum {string} */
@@ -1304,13 +1350,13 @@ export interface components {
         };
         WebhookEventPayloadDto: {
             /** @enum {string} */
-            event: "workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided";
+            event: "workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided" | "approval.expired" | "approval.escalated";
             /** Format: uuid */
             workflowRunId: string;
             /** Format: uuid */
             workspaceId: string;
             /**
-             * @description workflow.completed: {status, output, completedAt}; workflow.failed: {status, error, failedStep, failedAt}; workflow.cancelled: {status, cancelledAt}; approval.requested: {approvalRequestId, stepName, contentKey, content, prompt}; approval.decided: {approvalRequestId, stepName, decision, decidedBy, decidedAt}
+             * @description workflow.completed: {status, output, completedAt}; workflow.failed: {status, error, failedStep, failedAt}; workflow.cancelled: {status, cancelledAt}; approval.requested: {approvalRequestId, stepName, contentKey, content, prompt} (with an approval policy also assignees, requiredApprovals, expiresAt); approval.decided: {approvalRequestId, stepName, decision, decidedBy, decidedAt}; approval.expired: {approvalRequestId, stepName, onTimeout, assignees, approvals, requiredApprovals, expiresAt, expiredAt}; approval.escalated: {approvalRequestId, stepName, assignees, escalatedFrom, escalatedAt, expiresAt}
              * @example {
              *       "status": "COMPLETED",
              *       "output": {
@@ -1335,7 +1381,7 @@ export interface components {
             workspaceId: string;
             /** @example https://example.com/hooks/workflows */
             url: string;
-            events: ("workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided")[];
+            events: ("workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided" | "approval.expired" | "approval.escalated")[];
             /** @example true */
             isActive: boolean;
             /** Format: date-time */
@@ -1359,7 +1405,7 @@ export interface components {
              *       "workflow.failed"
              *     ]
              */
-            events: ("workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided")[];
+            events: ("workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided" | "approval.expired" | "approval.escalated")[];
         };
         WebhookDto: {
             /** Format: uuid */
@@ -1368,7 +1414,7 @@ export interface components {
             workspaceId: string;
             /** @example https://example.com/hooks/workflows */
             url: string;
-            events: ("workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided")[];
+            events: ("workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided" | "approval.expired" | "approval.escalated")[];
             /** @example true */
             isActive: boolean;
             /** Format: date-time */
@@ -1391,7 +1437,7 @@ export interface components {
              */
             messageId: string;
             /** @enum {string} */
-            event: "workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided";
+            event: "workflow.completed" | "workflow.failed" | "workflow.cancelled" | "approval.requested" | "approval.decided" | "approval.expired" | "approval.escalated";
             /** Format: uuid */
             workflowRunId: string | null;
             /**
@@ -3810,6 +3856,8 @@ export interface operations {
                 order?: "newest" | "oldest";
                 /** @description With order=oldest: continue after this request, only newer ones (the `Link: rel="next"` header of an answer that was cut names it) */
                 after?: string;
+                /** @description Only the requests for this assignee (a name or group of the approval step's `assignees`, exactly as written; after an escalation, of its `escalateTo.assignees`). Combines with the other filters, both orders and their cursors. */
+                assignee?: string;
             };
             header?: never;
             path?: never;

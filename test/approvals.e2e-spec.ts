@@ -145,6 +145,15 @@ describe('approvals', () => {
       comment: null,
       editedContent: null,
       createdAt: expect.any(String),
+      // Without a policy: no assignees, a single approver, no timeout.
+      assignees: [],
+      requiredApprovals: 1,
+      approvals: [],
+      expiresAt: null,
+      onTimeout: null,
+      escalatedAt: null,
+      escalatedFrom: null,
+      expiredAt: null,
     });
     const requested = ofType(await runEvents(t.http, key, runId), 'APPROVAL_REQUESTED');
     expect(requested.map((e) => [e.stepRunId, e.payload])).toEqual([
@@ -172,8 +181,18 @@ describe('approvals', () => {
         decidedBy: `api-key:${keyId}`,
         decidedAt: expect.any(String),
         createdAt: request.createdAt,
+        requiredApprovals: 1,
+        approvals: [
+          {
+            decidedBy: `api-key:${keyId}`,
+            decision: 'approved',
+            decidedAt: expect.any(String),
+            comment: 'Looks good',
+          },
+        ],
       },
     });
+    expect(res.body.data.approvals[0].decidedAt).toBe(res.body.data.decidedAt);
 
     const done = await waitForRun(t.http, key, runId, 'COMPLETED');
     expect(openai.requestsTo('/publish').map((r) => r.body)).toEqual([

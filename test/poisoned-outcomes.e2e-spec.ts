@@ -430,8 +430,9 @@ describe('poisoned step outcomes', () => {
         'timeoutMs',
       ],
       [
-        'an approval timeoutMs',
-        { type: 'approval', contentKey: 'x', timeoutMs: 2 ** 31 },
+        // A due time kept in PostgreSQL, bounded by APPROVAL_MAX_TIMEOUT_MS (30 days by default).
+        'an approval timeoutMs over APPROVAL_MAX_TIMEOUT_MS',
+        { type: 'approval', contentKey: 'x', timeoutMs: 2_592_000_001 },
         'timeoutMs',
       ],
       ['a wait timeoutMs', { type: 'wait', durationMs: 10, timeoutMs: 2 ** 31 }, 'timeoutMs'],
@@ -468,7 +469,11 @@ describe('poisoned step outcomes', () => {
           {
             field: `steps[0].${field}`,
             message: expect.stringMatching(
-              step.type === 'external_event' ? /31536000000/ : /2147483647/,
+              step.type === 'external_event'
+                ? /31536000000/
+                : step.type === 'approval'
+                  ? /2592000000 \(APPROVAL_MAX_TIMEOUT_MS\)/
+                  : /2147483647/,
             ),
           },
         ]);
@@ -477,7 +482,7 @@ describe('poisoned step outcomes', () => {
       },
     );
 
-    it('accepts the longest timer for in-process timeouts and a year for due times kept in PostgreSQL', async () => {
+    it('accepts the longest timer for in-process timeouts and a year (30 days for approvals) for due times kept in PostgreSQL', async () => {
       const { run } = await runToEnd([
         { type: 'task', name: 'patient', handler: 'noop', timeoutMs: TIMER_MAX },
         { type: 'condition', name: 'check', expression: 'true', timeoutMs: TIMER_MAX },
@@ -492,6 +497,7 @@ describe('poisoned step outcomes', () => {
           steps: [
             { type: 'external_event', name: 'signal', timeoutMs: 31_536_000_000 },
             { type: 'wait', name: 'pause', durationMs: 31_536_000_000 },
+            { type: 'approval', name: 'review', contentKey: 'x', timeoutMs: 2_592_000_000 },
           ],
         });
       expect(res.status).toBe(201);

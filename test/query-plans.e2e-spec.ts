@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { randomUUID } from 'node:crypto';
+import { assigneeListStatement } from '../src/approvals/approvals.repository';
 import * as SQL from '../src/queue/queue.sql';
 import {
   RUN_EVENTS_COUNT,
@@ -235,6 +236,52 @@ describe('query plans of the hot paths', () => {
     expectIndex(buffered, 'schedules', 'schedules_buffered_idx');
     const { page } = runListStatements(workspaceId, { scheduleId }, 20, 40);
     expectIndex(await plan(page.text, page.values), 'workflow_runs', 'workflow_runs_schedule_idx');
+  });
+
+  it("lists an assignee's approval requests through the assignee indexes, whatever the workspace holds", async () => {
+    // 20,000 decided requests, one per finished step run, for two groups in turn; two pending ones.
+    await db.query(
+      `INSERT INTO approval_requests (workspace_id, run_id, step_run_id, step_name, content_key,
+                                      content, decision, decided_by, decided_at, assignees, created_at)
+       SELECT s.workspace_id, s.run_id, s.id, 'review', 'draft', '{}', 'approved', 'x', now(),
+              ARRAY[CASE WHEN n % 2 = 0 THEN 'team' ELSE 'ops' END], now() - (n || ' seconds')::interval
+       FROM (SELECT *, row_number() OVER () AS n FROM step_runs WHERE workspace_id = $1) s`,
+      [workspaceId],
+    );
+    await db.query(
+      `UPDATE approval_requests SET decision = NULL, decided_by = NULL, decided_at = NULL
+       WHERE id IN (SELECT id FROM approval_requests WHERE 'team' = ANY (assignees) LIMIT 2)`,
+    );
+    await db.query(
+      `INSERT INTO approval_assignees (request_id, workspace_id, assignee, created_at, decided)
+       SELECT a.id, a.workspace_id, x, a.created_at, a.decision IS NOT NULL
+       FROM approval_requests a, unnest(a.assignees) x`,
+    );
+    await db.query('ANALYZE approval_requests');
+    await db.query('ANALYZE approval_assignees');
+    const [cursor] = (
+      await db.query<{ id: string }>(
+        `SELECT id FROM approval_requests WHERE 'team' = ANY (assignees) ORDER BY created_at DESC
+         OFFSET 100 LIMIT 1`,
+      )
+    ).rows;
+    const tables = ['approval_assignees', 'approval_requests'];
+    for (const order of ['newest', 'oldest'] as const) {
+      for (const after of [undefined, cursor.id]) {
+        for (const pending of [undefined, false, true]) {
+          const { text, values } = assigneeListStatement(
+            workspaceId,
+            'team',
+            pending,
+            501,
+            order,
+            after,
+          );
+          const index = pending ? 'approval_assignees_pending_idx' : 'approval_assignees_list_idx';
+          expectIndexes(await plan(text, values), tables, [index, 'approval_requests_pkey']);
+        }
+      }
+    }
   });
 
   it("reads a run's events and step runs through their run indexes", async () => {

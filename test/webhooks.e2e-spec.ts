@@ -34,6 +34,8 @@ const ALL_EVENTS = [
   'workflow.cancelled',
   'approval.requested',
   'approval.decided',
+  'approval.expired',
+  'approval.escalated',
 ];
 
 async function createWebhook(

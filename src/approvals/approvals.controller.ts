@@ -24,8 +24,8 @@ export class ApprovalsController {
   @ApiOperation({
     summary: 'List approval requests, newest first by default (no pagination meta)',
     description:
-      '`pending=true`: undecided only; `pending=false`: decided only; omitted: all. `order=oldest` ' +
-      'lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) ' +
+      '`pending=true`: undecided only; `pending=false`: decided only; omitted: all. `assignee`: ' +
+      'only the requests for that name or group. `order=oldest` lists the oldest first. One answer holds at most APPROVAL_LIST_MAX_ITEMS (default 500) ' +
       'requests, the first in that order; when there are more, the `Link` header names the next ' +
       'part (`rel="next"`, with `before`, or with order=oldest `after`, set to the last id).',
   })
@@ -47,6 +47,7 @@ export class ApprovalsController {
     if (next) {
       const params = new URLSearchParams();
       if (query.pending !== undefined) params.set('pending', query.pending);
+      if (query.assignee !== undefined) params.set('assignee', query.assignee);
       if (query.order === 'oldest') {
         params.set('order', 'oldest');
         params.set('after', next);
@@ -92,8 +93,11 @@ export class ApprovalsController {
       'Wakes the paused run. approved: continues with the content as it is. edited: editedContent ' +
       'replaces the state value at contentKey. rejected: the approval step fails; while its retry ' +
       'policy has attempts left the run goes back to regenerateFrom (default: the step before) with ' +
-      '`rejection: {decision, comment}` in the state, otherwise the run fails. 409 when the request ' +
-      'was already decided or the run is no longer PAUSED (cancelled, for instance). Through a ' +
+      '`rejection: {decision, comment}` in the state, otherwise the run fails. With ' +
+      '`requiredApprovals` N > 1, an approval counts toward the quorum of N distinct deciders and is ' +
+      'answered with decision null until the Nth; one rejection decides at once; edited is 409. ' +
+      '409 when the request was already decided, the run is no longer PAUSED (cancelled, for ' +
+      'instance), the same decider already approved it, or its timeout is being applied. Through a ' +
       'console session, `decidedBy` is the reviewer name of the session and the body field is ignored.',
   })
   @ApiEnvelope(ApprovalDecisionDto)

@@ -26,6 +26,14 @@ function toDto(row: ApprovalRow): ApprovalRequestDto {
     comment: row.comment,
     editedContent: row.edited_content,
     createdAt: row.created_at.toISOString(),
+    assignees: row.assignees,
+    requiredApprovals: row.required_approvals,
+    approvals: row.approvals,
+    expiresAt: row.expires_at?.toISOString() ?? null,
+    onTimeout: row.on_timeout,
+    escalatedAt: row.escalated_at?.toISOString() ?? null,
+    escalatedFrom: row.escalated_from,
+    expiredAt: row.expired_at?.toISOString() ?? null,
   };
 }
 
@@ -56,7 +64,14 @@ export class ApprovalsService {
     }
     const cursorField = order === 'newest' ? 'before' : 'after';
     const max = this.config.limits.approvalListMaxItems;
-    const rows = await this.approvals.list(workspaceId, pending, max + 1, order, q[cursorField]);
+    const rows = await this.approvals.list(
+      workspaceId,
+      pending,
+      max + 1,
+      order,
+      q[cursorField],
+      q.assignee,
+    );
     if (rows === null) {
       throw ValidationError.field(
         cursorField,
@@ -79,7 +94,9 @@ export class ApprovalsService {
 
   /**
    * `decidedBy`: through a console session, the session's reviewer name (design §12), whatever the
-   * body says; with x-api-key, the body's, by default `api-key:<calling key id>` (design §4).
+   * body says; with x-api-key, the body's, by default `api-key:<calling key id>` (design §4). With a
+   * quorum, an approval short of it answers the request still undecided (decision null) with the
+   * approvals so far; the same decider approving twice is 409.
    */
   async decide(caller: KeyAuth, id: string, dto: DecideApprovalDto): Promise<ApprovalDecisionDto> {
     const workspaceId = caller.workspaceId;
@@ -87,12 +104,13 @@ export class ApprovalsService {
       const max = this.config.limits.approvalContentBytes;
       jsonWithin(dto.editedContent, max, 'editedContent', 'MAX_APPROVAL_CONTENT_BYTES');
     }
+    const decidedBy =
+      caller.via === 'session' && caller.reviewerName !== undefined
+        ? caller.reviewerName
+        : (dto.decidedBy ?? `api-key:${caller.keyId}`);
     const result = await this.approvals.decide(workspaceId, id, {
       decision: dto.decision,
-      decidedBy:
-        caller.via === 'session' && caller.reviewerName !== undefined
-          ? caller.reviewerName
-          : (dto.decidedBy ?? `api-key:${caller.keyId}`),
+      decidedBy,
       comment: dto.comment ?? null,
       editedContent: dto.editedContent ?? null,
     });
@@ -106,6 +124,21 @@ export class ApprovalsService {
           throw new ConflictError(
             `run is ${result.status}; the approval request can no longer be decided`,
           );
+        case 'timing-out':
+          throw new ConflictError(
+            'the approval request reached its timeout and is being escalated or expired; read it ' +
+              'again before deciding',
+          );
+        case 'already-approved':
+          throw new ConflictError(
+            `${decidedBy} has already approved this request (${result.approvals} of ` +
+              `${result.required} approvals); another decider must approve it`,
+          );
+        case 'edit-needs-single-approver':
+          throw new ConflictError(
+            `this request needs ${result.required} approvals, so it cannot be edited: approve it ` +
+              'as it is, or reject it with a comment',
+          );
       }
     }
     const r = result.request;
@@ -114,10 +147,12 @@ export class ApprovalsService {
       workflowRunId: r.run_id,
       stepRunId: r.step_run_id,
       stepName: r.step_name,
-      decision: r.decision!,
-      decidedBy: r.decided_by!,
-      decidedAt: r.decided_at!.toISOString(),
+      decision: r.decision,
+      decidedBy: r.decided_by,
+      decidedAt: r.decided_at?.toISOString() ?? null,
       createdAt: r.created_at.toISOString(),
+      requiredApprovals: r.required_approvals,
+      approvals: r.approvals,
     };
   }
 }

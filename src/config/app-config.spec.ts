@@ -72,6 +72,7 @@ describe('loadConfig', () => {
         approvalContentBytes: 65536,
         pendingApprovalsPerWorkspace: 500,
         approvalListMaxItems: 500,
+        approvalMaxTimeoutMs: 2592000000,
         definitionCacheBytes: 67108864,
       },
       eventStreams: {
@@ -143,6 +144,7 @@ describe('loadConfig', () => {
       MAX_APPROVAL_CONTENT_BYTES: '3000',
       MAX_PENDING_APPROVALS_PER_WORKSPACE: '7',
       APPROVAL_LIST_MAX_ITEMS: '50',
+      APPROVAL_MAX_TIMEOUT_MS: '86400000',
       EXECUTOR_DEFINITION_CACHE_BYTES: '0',
       SSE_MAX_STREAMS: '50',
       SSE_MAX_STREAMS_PER_WORKSPACE: '5',
@@ -211,6 +213,7 @@ describe('loadConfig', () => {
         approvalContentBytes: 3000,
         pendingApprovalsPerWorkspace: 7,
         approvalListMaxItems: 50,
+        approvalMaxTimeoutMs: 86400000,
         definitionCacheBytes: 0,
       },
       eventStreams: {
@@ -444,11 +447,13 @@ describe('loadConfig', () => {
       MAX_SIGNAL_PAYLOAD_BYTES: 'lots',
       MAX_PENDING_APPROVALS_PER_WORKSPACE: '-1',
       APPROVAL_LIST_MAX_ITEMS: '10001',
+      APPROVAL_MAX_TIMEOUT_MS: '31536000001',
       EXECUTOR_DEFINITION_CACHE_BYTES: '1.5',
     });
     expect(problems.map((p) => p.split(':')[0]).sort()).toEqual(
       [
         'APPROVAL_LIST_MAX_ITEMS',
+        'APPROVAL_MAX_TIMEOUT_MS',
         'EXECUTOR_DEFINITION_CACHE_BYTES',
         'MAX_DEFINITIONS_PER_WORKSPACE',
         'MAX_DEFINITION_BYTES',

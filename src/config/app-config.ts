@@ -54,6 +54,9 @@ export const TRACE_SAMPLERS = [
 ] as const;
 export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
 
+/** APPROVAL_MAX_TIMEOUT_MS's default: 30 days. */
+export const DEFAULT_APPROVAL_MAX_TIMEOUT_MS = 2_592_000_000;
+
 /** Caps on stored JSON stay well under what one jsonb value may hold (255 MB). */
 const MAX_STORED_JSON_BYTES = 128 * 1024 * 1024;
 
@@ -394,6 +397,13 @@ export class EnvironmentVariables {
   @Max(10_000)
   APPROVAL_LIST_MAX_ITEMS = 500;
 
+  /** A due time kept in PostgreSQL, not a timer: up to a year (MAX_DUE_IN_MS of the steps). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(31_536_000_000)
+  APPROVAL_MAX_TIMEOUT_MS = DEFAULT_APPROVAL_MAX_TIMEOUT_MS;
+
   @Transform(toInt)
   @IsInt()
   @Min(0)
@@ -575,6 +585,8 @@ export interface StorageLimits {
   pendingApprovalsPerWorkspace: number;
   /** Approval requests one answer of GET /v1/approval-requests holds at most (the newest). */
   approvalListMaxItems: number;
+  /** The longest `timeoutMs` (and `escalateTo.timeoutMs`) an approval step may set. */
+  approvalMaxTimeoutMs: number;
   /** Approximate bytes of definition steps the executor keeps in memory; 0 disables the cache. */
   definitionCacheBytes: number;
 }
@@ -822,6 +834,7 @@ export const CONFIG_VARIABLES = [
   'MAX_APPROVAL_CONTENT_BYTES',
   'MAX_PENDING_APPROVALS_PER_WORKSPACE',
   'APPROVAL_LIST_MAX_ITEMS',
+  'APPROVAL_MAX_TIMEOUT_MS',
   'EXECUTOR_DEFINITION_CACHE_BYTES',
   'SSE_MAX_STREAMS',
   'SSE_MAX_STREAMS_PER_WORKSPACE',
@@ -932,6 +945,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       approvalContentBytes: vars.MAX_APPROVAL_CONTENT_BYTES,
       pendingApprovalsPerWorkspace: vars.MAX_PENDING_APPROVALS_PER_WORKSPACE,
       approvalListMaxItems: vars.APPROVAL_LIST_MAX_ITEMS,
+      approvalMaxTimeoutMs: vars.APPROVAL_MAX_TIMEOUT_MS,
       definitionCacheBytes: vars.EXECUTOR_DEFINITION_CACHE_BYTES,
     },
     eventStreams: {

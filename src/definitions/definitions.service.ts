@@ -59,7 +59,7 @@ export class DefinitionsService {
     // The size first: validating steps compiles their expressions and patterns, work that must stay
     // bounded by MAX_DEFINITION_BYTES rather than by the 1 MiB body limit.
     jsonWithin(dto.steps, definitionBytes, 'steps', 'MAX_DEFINITION_BYTES');
-    const { steps, errors } = validateSteps(dto.steps, this.stepTypes.descriptors());
+    const { steps, errors } = validateSteps(dto.steps, this.stepTypes.descriptors(), this.config);
     if (errors.length > 0) throw new ValidationError(errors);
     const childErrors = await this.checkChildDefinitions(workspaceId, dto, steps);
     if (childErrors.length > 0) throw new ValidationError(childErrors);

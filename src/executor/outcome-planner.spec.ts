@@ -179,6 +179,15 @@ describe('planOutcome', () => {
       expect(p.step).toEqual({ status: 'WAITING', dueAt: null });
       expect(p.run.status).toBe('PAUSED');
       expect(p.effects).toBe(effects);
+      expect(p.wakeAt).toBeNull();
+    });
+
+    it("pauses the run until a decision or the approval's timeout, and sets the timer", () => {
+      const dueAt = new Date(NOW + 5_000);
+      const p = plan({ kind: 'pause', dueAt });
+      expect(p.step).toEqual({ status: 'WAITING', dueAt });
+      expect(p.run.status).toBe('PAUSED');
+      expect(p.wakeAt).toBe(dueAt);
     });
   });
 

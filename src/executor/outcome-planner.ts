@@ -40,7 +40,7 @@ export function planOutcome(input: PlanInput): OutcomePlan {
     case 'wait':
       return park(claimed, outcome.dueAt, 'WAITING', outcome.effects);
     case 'pause':
-      return park(claimed, null, 'PAUSED', outcome.effects);
+      return park(claimed, outcome.dueAt ?? null, 'PAUSED', outcome.effects);
     case 'fail':
       return planFail(input, outcome);
   }
@@ -163,7 +163,10 @@ function planFail(input: PlanInput, outcome: Extract<StepOutcome, { kind: 'fail'
   };
 }
 
-/** The step parks: on a timer (`dueAt`), or until a signal (WAITING) or a decision (PAUSED). */
+/**
+ * The step parks until a signal (WAITING) or a decision (PAUSED), or its timer (`dueAt`) if that
+ * comes first: a wait's or an external event's (WAITING), an approval's timeout (PAUSED).
+ */
 function park(
   claimed: ClaimedStep,
   dueAt: Date | null,

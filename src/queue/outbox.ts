@@ -7,6 +7,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'workflow.cancelled',
   'approval.requested',
   'approval.decided',
+  'approval.expired',
+  'approval.escalated',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
@@ -21,6 +23,10 @@ export interface WebhookData {
     contentKey: string;
     content: Record<string, unknown>;
     prompt: string;
+    /** The policy, when the step sets one (assignees, requiredApprovals or timeoutMs). */
+    assignees?: string[];
+    requiredApprovals?: number;
+    expiresAt?: string | null;
   };
   'approval.decided': {
     approvalRequestId: string;
@@ -28,6 +34,33 @@ export interface WebhookData {
     decision: string;
     decidedBy: string;
     decidedAt: string;
+  };
+  /** The request's last timeout passed undecided; `onTimeout` says what became of it. */
+  'approval.expired': {
+    approvalRequestId: string;
+    stepName: string;
+    onTimeout: string;
+    assignees: string[];
+    /** The decisions made before it expired (approvals short of the quorum). */
+    approvals: Array<{
+      decidedBy: string;
+      decision: string;
+      decidedAt: string;
+      comment: string | null;
+    }>;
+    requiredApprovals: number;
+    expiresAt: string;
+    expiredAt: string;
+  };
+  /** The request's first timeout passed undecided: it went to `escalateTo`'s assignees. */
+  'approval.escalated': {
+    approvalRequestId: string;
+    stepName: string;
+    assignees: string[];
+    escalatedFrom: string[];
+    escalatedAt: string;
+    /** The second timeout; null when escalateTo has none. */
+    expiresAt: string | null;
   };
 }
 

@@ -78,8 +78,10 @@ const QUEUED_WORKSPACES = `
  * check names no constant status on purpose: the partial index cannot serve it, and with the ids also
  * listed as an array the planner reaches the rows by primary key, never re-reading a backlog through
  * the index (or the table), whatever its possibly stale statistics say about the number of due rows.
- * A WAITING row that comes due was parked on a timer (wait step, signal timeout): the claim records
- * that as its wake reason, and a woken step records no second STEP_STARTED. The run row is locked (and skipped when busy) together with the
+ * A WAITING row that comes due was parked on a timer (wait step, signal timeout, an approval's
+ * timeout, whose run is PAUSED): the claim records that as its wake reason, and a woken step records
+ * no second STEP_STARTED. Its run goes RUNNING while the step executes, as for any claim, so that a
+ * decision arriving meanwhile gets 409 instead of racing the timeout. The run row is locked (and skipped when busy) together with the
  * step: the API's cancel/resume/retry lock the run first and then its steps, so a claim that took the
  * step and then waited for the run would deadlock with them when a timer comes due during such a
  * request. At most one step of a run is ever due, so a run appears once.
@@ -128,7 +130,7 @@ export const CLAIM_STEPS = `
   ), started AS (
     UPDATE workflow_runs r SET status = 'RUNNING', updated_at = now()
     FROM claimed c
-    WHERE r.id = c.run_id AND c.run_status IN ('PENDING', 'WAITING')
+    WHERE r.id = c.run_id AND c.run_status IN ('PENDING', 'WAITING', 'PAUSED')
   ), events AS (
     INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
     SELECT run_id, workspace_id, step_run_id, event_type, payload FROM (

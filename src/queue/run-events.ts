@@ -23,6 +23,9 @@ export const RUN_EVENT_TYPES = [
   'CHILD_RUN_FINISHED',
   'MAP_ITEM_COMPLETED',
   'MAP_ITEM_FAILED',
+  'APPROVAL_VOTE_RECORDED',
+  'APPROVAL_EXPIRED',
+  'APPROVAL_ESCALATED',
 ] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 

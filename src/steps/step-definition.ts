@@ -74,6 +74,14 @@ export interface ApprovalStep extends BaseStep {
   contentKey: string;
   prompt?: string;
   regenerateFrom?: string;
+  /** Names or groups the request is for (the list filters by them). */
+  assignees?: string[];
+  /** Distinct deciders who must approve (default 1); one rejection rejects. */
+  requiredApprovals?: number;
+  /** `timeoutMs` (BaseStep) is the request's timeout; what happens at the last one: */
+  onTimeout?: 'reject' | 'approve' | 'fail';
+  /** At the first timeout: new assignees and a second timeout. */
+  escalateTo?: { assignees: string[]; timeoutMs?: number };
 }
 
 export interface WorkflowStep extends BaseStep {

@@ -42,8 +42,11 @@ export type StepOutcome =
     }
   /** The run goes WAITING until `dueAt` (a timer) or, when null, until a signal. */
   | { kind: 'wait'; dueAt: Date | null; effects?: StepEffects }
-  /** The run goes PAUSED until a human decision re-queues the step. */
-  | { kind: 'pause'; effects?: StepEffects }
+  /**
+   * The run goes PAUSED until a human decision re-queues the step or, when `dueAt` is set (an
+   * approval's timeout), until then: the step is executed again, woken by its timer.
+   */
+  | { kind: 'pause'; dueAt?: Date | null; effects?: StepEffects }
   | {
       kind: 'fail';
       error: string;

@@ -1,4 +1,5 @@
 import type { ModuleMetadata, Type } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config';
 import type { StepExecutor } from './step-executor';
 
 /**
@@ -12,10 +13,15 @@ export interface StepTypeDescriptor {
   /** The step's DTO (a BaseStepDto): its fields, validated with unknown fields refused. */
   readonly dto: new () => object;
   /**
-   * Rules the DTO cannot express (field combinations, expressions and patterns that must parse).
-   * Runs on every step of the type, even one its DTO refused; `add` reports a field of this step.
+   * Rules the DTO cannot express (field combinations, expressions and patterns that must parse, the
+   * configured limits of `config` when the caller has one). Runs on every step of the type, even one
+   * its DTO refused; `add` reports a field of this step.
    */
-  check?(step: Record<string, unknown>, add: (field: string, message: string) => void): void;
+  check?(
+    step: Record<string, unknown>,
+    add: (field: string, message: string) => void,
+    config?: AppConfig,
+  ): void;
   /** Fields that name another step of the definition (a jump target). */
   readonly jumpFields?: readonly string[];
   /** Attempts when a step sets no `retry.maxAttempts` (design §4: 3 for task and llm, else 1). */

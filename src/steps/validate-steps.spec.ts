@@ -1,3 +1,4 @@
+import type { AppConfig } from '../config/app-config';
 import { BUILTIN_STEP_TYPES } from '../step-types/builtin-step-types';
 import { validateSteps } from './validate-steps';
 
@@ -305,9 +306,70 @@ describe('validateSteps', () => {
   });
 
   describe('approval', () => {
+    const approval = (extra: Step = {}): Step => ({
+      type: 'approval',
+      name: 'r',
+      contentKey: 'draft',
+      ...extra,
+    });
+
     it('requires contentKey', () => {
       expect(fieldsOf([{ type: 'approval', name: 'r', prompt: 'ok?' }])).toEqual([
         'steps[0].contentKey',
+      ]);
+    });
+
+    it('accepts a full policy, its timeouts beyond a timer and up to APPROVAL_MAX_TIMEOUT_MS', () => {
+      const policy = approval({
+        assignees: ['ann', 'bob', 'finance'],
+        requiredApprovals: 2,
+        timeoutMs: 2_592_000_000,
+        onTimeout: 'fail',
+        escalateTo: { assignees: ['boss', 'deputy'], timeoutMs: 86_400_000 },
+      });
+      expect(fieldsOf([policy])).toEqual([]);
+      expect(fieldsOf([approval({ requiredApprovals: 5 })])).toEqual([]);
+      expect(fieldsOf([approval({ timeoutMs: 1, escalateTo: { assignees: ['b'] } })])).toEqual([]);
+    });
+
+    it('refuses a quorum the assignees cannot reach, before and after an escalation', () => {
+      expect(
+        messageOf(
+          [approval({ assignees: ['a'], requiredApprovals: 2 })],
+          'steps[0].requiredApprovals',
+        ),
+      ).toBe('must not be greater than the number of assignees (1)');
+      expect(
+        fieldsOf([
+          approval({ requiredApprovals: 2, timeoutMs: 10, escalateTo: { assignees: ['b'] } }),
+        ]),
+      ).toEqual(['steps[0].escalateTo.assignees']);
+    });
+
+    it('refuses timeouts past the configured ceiling, naming it', () => {
+      const config = { limits: { approvalMaxTimeoutMs: 60_000 } } as AppConfig;
+      const errors = validateSteps(
+        [approval({ timeoutMs: 60_001, escalateTo: { assignees: ['b'], timeoutMs: 60_001 } })],
+        BUILTIN_STEP_TYPES,
+        config,
+      ).errors;
+      expect(errors).toEqual([
+        {
+          field: 'steps[0].timeoutMs',
+          message: 'must not be greater than 60000 (APPROVAL_MAX_TIMEOUT_MS)',
+        },
+        {
+          field: 'steps[0].escalateTo.timeoutMs',
+          message: 'must not be greater than 60000 (APPROVAL_MAX_TIMEOUT_MS)',
+        },
+      ]);
+      expect(fieldsOf([approval({ timeoutMs: 2_592_000_001 })])).toEqual(['steps[0].timeoutMs']);
+    });
+
+    it('refuses onTimeout and escalateTo without a timeout to start them', () => {
+      expect(fieldsOf([approval({ onTimeout: 'approve' })])).toEqual(['steps[0].onTimeout']);
+      expect(fieldsOf([approval({ escalateTo: { assignees: ['b'] } })])).toEqual([
+        'steps[0].escalateTo',
       ]);
     });
   });

@@ -1,4 +1,5 @@
 import type { FieldError } from '../common/errors';
+import type { AppConfig } from '../config/app-config';
 import { validateDto } from '../common/validation';
 import type { StepDefinition } from './step-definition';
 import type { StepTypeDescriptor } from './step-type';
@@ -9,12 +10,13 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * Validates a definition's steps against the registered step types: each against the DTO and the
- * check of its type, then the rules across steps. Field paths name the offending element
- * (`steps[2].handler`).
+ * check of its type (given the service's `config`, for its limits), then the rules across steps.
+ * Field paths name the offending element (`steps[2].handler`).
  */
 export function validateSteps(
   raw: unknown[],
   stepTypes: readonly StepTypeDescriptor[],
+  config?: AppConfig,
 ): { steps: StepDefinition[]; errors: FieldError[] } {
   const byType = new Map(stepTypes.map((d) => [d.type, d]));
   const errors: FieldError[] = [];
@@ -34,8 +36,10 @@ export function validateSteps(
       return;
     }
     errors.push(...validateDto(descriptor.dto, step, prefix).errors);
-    descriptor.check?.(step, (field, message) =>
-      errors.push({ field: `${prefix}.${field}`, message }),
+    descriptor.check?.(
+      step,
+      (field, message) => errors.push({ field: `${prefix}.${field}`, message }),
+      config,
     );
     if (typeof step.name === 'string') {
       if (names.has(step.name)) {

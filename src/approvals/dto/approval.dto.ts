@@ -10,6 +10,7 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { AsGiven } from '../../common/validation';
+import { ON_TIMEOUT, type OnTimeout } from '../approval-step.dto';
 
 export const DECISIONS = ['approved', 'rejected', 'edited'] as const;
 export type Decision = (typeof DECISIONS)[number];
@@ -56,6 +57,19 @@ export class ListApprovalRequestsQueryDto {
   @IsOptional()
   @IsUUID('all', { message: 'after must be the id of an approval request' })
   after?: string;
+
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 200,
+    description:
+      "Only the requests for this assignee (a name or group of the approval step's `assignees`, " +
+      'exactly as written; after an escalation, of its `escalateTo.assignees`). Combines with the ' +
+      'other filters, both orders and their cursors.',
+  })
+  @IsOptional()
+  @IsString({ message: 'assignee must be a string' })
+  @Length(1, 200, { message: 'assignee must be 1-200 characters' })
+  assignee?: string;
 }
 
 export class ApprovalCountDto {
@@ -109,6 +123,14 @@ export class DecideApprovalDto {
   comment?: string;
 }
 
+/** One reviewer's decision on a request (an approval toward its quorum, or the final decision). */
+export class ApprovalVoteDto {
+  @ApiProperty() decidedBy: string;
+  @ApiProperty({ enum: DECISIONS }) decision: Decision;
+  @ApiProperty({ format: 'date-time' }) decidedAt: string;
+  @ApiProperty({ nullable: true, type: String }) comment: string | null;
+}
+
 export class ApprovalRequestDto {
   @ApiProperty({ format: 'uuid' }) id: string;
   @ApiProperty({ format: 'uuid' }) workflowRunId: string;
@@ -131,6 +153,65 @@ export class ApprovalRequestDto {
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true })
   editedContent: Record<string, unknown> | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({
+    type: [String],
+    description:
+      "Names or groups the request is for (the step's `assignees`; `[]` without). After an " +
+      'escalation, the escalated ones (`escalateTo.assignees`); the earlier ones are in `escalatedFrom`.',
+  })
+  assignees: string[];
+  @ApiProperty({
+    type: 'integer',
+    minimum: 1,
+    description: "Distinct deciders who must approve (the step's `requiredApprovals`, default 1)",
+  })
+  requiredApprovals: number;
+  @ApiProperty({
+    type: [ApprovalVoteDto],
+    description:
+      "The reviewers' decisions so far, oldest first: each approval toward the quorum, then the " +
+      'decision that decided the request. A decision made by a timeout is not one of them.',
+  })
+  approvals: ApprovalVoteDto[];
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description:
+      'When the request times out (null without a timeout); after an escalation, the second timeout',
+  })
+  expiresAt: string | null;
+  // OpenAPI 3.0: a nullable enum admits null only when null is one of its values.
+  @ApiProperty({
+    enum: [...ON_TIMEOUT, null] as unknown as string[],
+    nullable: true,
+    type: String,
+    description: 'What its last timeout does (null without a timeout)',
+  })
+  onTimeout: OnTimeout | null;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description:
+      'When its first timeout escalated it to `escalateTo.assignees` (null: not escalated)',
+  })
+  escalatedAt: string | null;
+  @ApiProperty({
+    type: [String],
+    nullable: true,
+    description: 'The assignees before the escalation (null: not escalated)',
+  })
+  escalatedFrom: string[] | null;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description:
+      'When it expired, undecided at its last timeout (null otherwise); its `onTimeout` then ' +
+      'applied: `reject` and `approve` decided it as `system:timeout`, `fail` left it undecided',
+  })
+  expiredAt: string | null;
 }
 
 export class ApprovalDecisionDto {
@@ -138,8 +219,29 @@ export class ApprovalDecisionDto {
   @ApiProperty({ format: 'uuid' }) workflowRunId: string;
   @ApiProperty({ format: 'uuid' }) stepRunId: string;
   @ApiProperty() stepName: string;
-  @ApiProperty({ enum: DECISIONS }) decision: Decision;
-  @ApiProperty() decidedBy: string;
-  @ApiProperty({ format: 'date-time' }) decidedAt: string;
+  @ApiProperty({
+    enum: [...DECISIONS, null] as unknown as string[],
+    nullable: true,
+    type: String,
+    description:
+      "The request's decision. Null only after an approval short of a quorum " +
+      '(`requiredApprovals` > 1): the request is still undecided and `approvals` shows the progress.',
+  })
+  decision: Decision | null;
+  @ApiProperty({ nullable: true, type: String, description: 'Null while undecided (see decision)' })
+  decidedBy: string | null;
+  @ApiProperty({
+    format: 'date-time',
+    nullable: true,
+    type: String,
+    description: 'Null while undecided (see decision)',
+  })
+  decidedAt: string | null;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
+  @ApiProperty({ type: 'integer', minimum: 1 }) requiredApprovals: number;
+  @ApiProperty({
+    type: [ApprovalVoteDto],
+    description: "The reviewers' decisions so far, this one last",
+  })
+  approvals: ApprovalVoteDto[];
 }

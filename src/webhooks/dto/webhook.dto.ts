@@ -148,7 +148,9 @@ export class WebhookDeliveryDto {
  * workflow.completed {status, output, completedAt}; workflow.failed {status, error, failedStep,
  * failedAt}; workflow.cancelled {status, cancelledAt}; approval.requested {approvalRequestId, stepName,
  * contentKey, content, prompt}; approval.decided {approvalRequestId, stepName, decision, decidedBy,
- * decidedAt}.
+ * decidedAt}; approval.expired {approvalRequestId, stepName, onTimeout, assignees, approvals,
+ * requiredApprovals, expiresAt, expiredAt}; approval.escalated {approvalRequestId, stepName, assignees,
+ * escalatedFrom, escalatedAt, expiresAt}.
  */
 export class WebhookEventPayloadDto {
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES }) event: WebhookEventType;
@@ -160,8 +162,12 @@ export class WebhookEventPayloadDto {
     description:
       'workflow.completed: {status, output, completedAt}; workflow.failed: {status, error, ' +
       'failedStep, failedAt}; workflow.cancelled: {status, cancelledAt}; approval.requested: ' +
-      '{approvalRequestId, stepName, contentKey, content, prompt}; approval.decided: ' +
-      '{approvalRequestId, stepName, decision, decidedBy, decidedAt}',
+      '{approvalRequestId, stepName, contentKey, content, prompt} (with an approval policy also ' +
+      'assignees, requiredApprovals, expiresAt); approval.decided: ' +
+      '{approvalRequestId, stepName, decision, decidedBy, decidedAt}; approval.expired: ' +
+      '{approvalRequestId, stepName, onTimeout, assignees, approvals, requiredApprovals, expiresAt, ' +
+      'expiredAt}; approval.escalated: {approvalRequestId, stepName, assignees, escalatedFrom, ' +
+      'escalatedAt, expiresAt}',
     example: {
       status: 'COMPLETED',
       output: { total: 42 },

@@ -4,7 +4,13 @@ import { RelativeTime } from '../../components/RelativeTime';
 import { decide, getRequest, type ApprovalDecision, type ApprovalRequest } from './approvals-api';
 import { DiffView } from './DiffView';
 import { contentDiff, editorText, parseEditedContent, sameContent } from './edit';
-import { commentProblem, commentToSend, MAX_COMMENT_LENGTH } from './queue';
+import {
+  approverNames,
+  commentProblem,
+  commentToSend,
+  MAX_COMMENT_LENGTH,
+  quorumProgress,
+} from './queue';
 
 export type DecisionKind = 'approve' | 'reject' | 'edit';
 
@@ -155,7 +161,16 @@ export function DecideDialog(props: {
 
         {conflict && <ConflictNotice conflict={conflict} kind={kind} />}
 
-        {kind === 'approve' && !conflict && (
+        {kind === 'approve' && !conflict && request.requiredApprovals > 1 && (
+          <p>
+            Your approval counts toward the {request.requiredApprovals} needed (
+            {quorumProgress(request)}
+            {approverNames(request).length > 0 && <>: {approverNames(request).join(', ')}</>}). The
+            run continues with the content exactly as it is under review once{' '}
+            {request.requiredApprovals} reviewers have approved it; one rejection rejects it.
+          </p>
+        )}
+        {kind === 'approve' && !conflict && request.requiredApprovals <= 1 && (
           <p>The run continues with the content exactly as it is under review.</p>
         )}
 
@@ -287,7 +302,12 @@ function ConflictNotice({ conflict, kind }: { conflict: Conflict; kind: Decision
   return (
     <div class="notice approval-conflict" role="alert">
       <p>
-        <strong>This request can no longer be decided:</strong> {conflict.message}
+        <strong>
+          {current && current.decision === null && current.expiredAt === null
+            ? 'The decision was refused:'
+            : 'This request can no longer be decided:'}
+        </strong>{' '}
+        {conflict.message}
         {kept}
       </p>
     </div>

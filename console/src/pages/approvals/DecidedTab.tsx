@@ -10,8 +10,11 @@ interface Loaded {
   next: ListQuery | undefined;
 }
 
-/** Decided requests, most recent requests first: decision, decider, time, step and run; older ones on demand. */
-export function DecidedTab() {
+/**
+ * Decided requests (of one assignee, when filtered), most recent requests first: decision, decider,
+ * time, step and run; older ones on demand. A decision a timeout made is marked as such.
+ */
+export function DecidedTab(props: { assignee: string | undefined }) {
   const [loaded, setLoaded] = useState<Loaded>();
   const [error, setError] = useState<unknown>();
   const [busy, setBusy] = useState(false);
@@ -20,14 +23,14 @@ export function DecidedTab() {
   useEffect(() => {
     let current = true;
     setError(undefined);
-    loadDecided().then(
+    loadDecided({ pending: 'false', assignee: props.assignee }).then(
       (part) => current && setLoaded(part),
       (err: unknown) => current && setError(err),
     );
     return () => {
       current = false;
     };
-  }, [attempt]);
+  }, [attempt, props.assignee]);
 
   const loadOlder = () => {
     if (!loaded?.next || busy) return;
@@ -52,6 +55,13 @@ export function DecidedTab() {
   if (!loaded) {
     if (error) return <ErrorState error={error} onRetry={() => setAttempt((n) => n + 1)} />;
     return <Loading label="Loading the decisions…" />;
+  }
+  if (loaded.items.length === 0 && props.assignee !== undefined) {
+    return (
+      <EmptyState title={`No decisions for ${props.assignee} yet`}>
+        Choose <strong>Everyone</strong> to see every decided request.
+      </EmptyState>
+    );
   }
   if (loaded.items.length === 0) {
     return (
@@ -87,7 +97,10 @@ export function DecidedTab() {
                   <span class="approval-step">{item.stepName}</span>
                   {item.prompt && <span class="approval-prompt muted">{item.prompt}</span>}
                 </td>
-                <td>{item.decidedBy ?? '–'}</td>
+                <td>
+                  {item.decidedBy ?? '–'}
+                  {item.expiredAt && <span class="muted"> (expired)</span>}
+                </td>
                 <td>
                   <RelativeTime iso={item.decidedAt} />
                 </td>

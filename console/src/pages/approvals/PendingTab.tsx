@@ -4,6 +4,7 @@ import { APPROVALS_CHANGED } from '../../components/Layout';
 import { EmptyState, ErrorState, Loading } from '../../components/states';
 import { errorMessage } from '../../api';
 import { useAsync, useInterval } from '../../hooks';
+import { useSession } from '../../session';
 import {
   getRequest,
   loadPending,
@@ -17,7 +18,15 @@ import {
   SHORTCUTS_STORAGE_KEY,
   storedShortcutsValue,
 } from './keyboard';
-import { contentPreview, neighbour, selectionAfterDecision, shortId } from './queue';
+import {
+  approverNames,
+  contentPreview,
+  hasApproved,
+  neighbour,
+  quorumProgress,
+  selectionAfterDecision,
+  shortId,
+} from './queue';
 import { RequestDetail } from './RequestDetail';
 import { ShortcutsPanel } from './ShortcutsPanel';
 import { useCan } from '../../session';
@@ -25,7 +34,7 @@ import { useCan } from '../../session';
 /** How often the queue is read again while the page is visible. */
 const REFRESH_MS = 10_000;
 
-const PAST: Record<ApprovalDecision['decision'], string> = {
+const PAST: Record<NonNullable<ApprovalDecision['decision']>, string> = {
   approved: 'Approved',
   rejected: 'Rejected',
   edited: 'Approved with edits',
@@ -40,24 +49,36 @@ function readShortcutsPreference(): boolean {
 }
 
 /**
- * The pending queue, oldest first, with the selected request beside it (the selection is in the URL)
- * and the decision dialogs. After a decision the next request is selected, so that the keyboard alone
- * clears a queue.
+ * The pending queue (of one assignee, when filtered), oldest first, with the selected request beside it
+ * (the selection is in the URL) and the decision dialogs. After a decision the next request is
+ * selected, so that the keyboard alone clears a queue; an approval short of a quorum keeps the request
+ * in the queue with its progress.
  */
 export function PendingTab(props: {
+  assignee: string | undefined;
   selectedId: string | undefined;
   onSelect: (id: string | undefined) => void;
   announce: (message: string) => void;
 }) {
-  const { selectedId, onSelect, announce } = props;
-  const queue = useAsync(loadPending, []);
+  const { selectedId, onSelect, announce, assignee } = props;
+  const { reviewerName } = useSession();
+  const queue = useAsync(() => loadPending(assignee), [assignee]);
   useInterval(queue.reload, REFRESH_MS);
   // Requests decided here leave the list at once, before the next read confirms it.
   const [decidedHere, setDecidedHere] = useState<ReadonlySet<string>>(new Set());
+  // Approvals recorded here toward a quorum show at once, before the next read confirms them.
+  const [votedHere, setVotedHere] = useState<ReadonlyMap<string, ApprovalDecision['approvals']>>(
+    new Map(),
+  );
   const [dialog, setDialog] = useState<{ kind: DecisionKind; request: ApprovalRequest }>();
   const [shortcuts, setShortcuts] = useState(readShortcutsPreference);
 
-  const items = (queue.data?.items ?? []).filter((item) => !decidedHere.has(item.id));
+  const items = (queue.data?.items ?? [])
+    .filter((item) => !decidedHere.has(item.id))
+    .map((item) => {
+      const voted = votedHere.get(item.id);
+      return voted && voted.length > item.approvals.length ? { ...item, approvals: voted } : item;
+    });
   const ids = items.map((item) => item.id);
   const selected = items.find((item) => item.id === selectedId);
 
@@ -91,7 +112,21 @@ export function PendingTab(props: {
   };
   const decides = useCan('approvals:decide');
   const open = (kind: DecisionKind) => {
-    if (selected && decides) setDialog({ kind, request: selected });
+    if (!selected || !decides) return;
+    const refusal = decisionRefusal(selected, kind, reviewerName);
+    if (refusal) announce(refusal);
+    else setDialog({ kind, request: selected });
+  };
+
+  /** An approval short of the quorum: the request stays, with its progress. */
+  const voted = (decision: ApprovalDecision) => {
+    setVotedHere((map) => new Map(map).set(decision.id, decision.approvals));
+    setDialog(undefined);
+    announce(
+      `Approval recorded: ${quorumProgress(decision) ?? ''} for ${decision.stepName}; it waits ` +
+        'for more.',
+    );
+    queue.reload();
   };
 
   // The latest state for the one keydown listener of the page.
@@ -163,8 +198,16 @@ export function PendingTab(props: {
             Waiting for a decision ({items.length}
             {queue.data.more ? '+' : ''})
           </h2>
-          <p class="hint">Oldest first; refreshed every 10 seconds.</p>
-          {items.length === 0 ? (
+          <p class="hint">
+            {assignee === undefined ? 'Oldest first' : `For ${assignee}, oldest first`}; refreshed
+            every 10 seconds.
+          </p>
+          {items.length === 0 && assignee !== undefined ? (
+            <EmptyState title={`No approvals waiting for ${assignee}`}>
+              Requests list their assignees when the approval step names them. Choose{' '}
+              <strong>Everyone</strong> to see every waiting request.
+            </EmptyState>
+          ) : items.length === 0 ? (
             <EmptyState title="No approvals waiting">
               Runs pause here when they reach an <code>approval</code> step; new requests appear
               within 10 seconds. Past decisions are in the{' '}
@@ -201,6 +244,7 @@ export function PendingTab(props: {
             <RequestDetail
               request={detail}
               shortcuts={shortcuts}
+              reviewerName={reviewerName}
               onDecide={(kind) => setDialog({ kind, request: detail })}
               onNext={
                 selected || ids.length === 0
@@ -225,6 +269,10 @@ export function PendingTab(props: {
           request={dialog.request}
           onCancel={() => setDialog(undefined)}
           onDecided={(decision) => {
+            if (decision.decision === null) {
+              voted(decision);
+              return;
+            }
             announce(`${PAST[decision.decision]}: ${decision.stepName}.`);
             left(decision.id);
           }}
@@ -249,6 +297,52 @@ function revealDetail(): void {
   if (top < 0 || top > window.innerHeight * 0.75) pane.scrollIntoView({ block: 'start' });
 }
 
+/**
+ * Why `kind` cannot be chosen for `request` (the service would refuse it), or undefined: an edit of a
+ * request that needs several approvals, or a second approval by the same reviewer.
+ */
+function decisionRefusal(
+  request: ApprovalRequest,
+  kind: DecisionKind,
+  reviewerName: string,
+): string | undefined {
+  if (kind === 'edit' && request.requiredApprovals > 1) {
+    return `This request needs ${request.requiredApprovals} approvals, so it cannot be edited: approve or reject it.`;
+  }
+  if ((kind === 'approve' || kind === 'edit') && hasApproved(request, reviewerName)) {
+    return 'You have approved this request already; it waits for another reviewer.';
+  }
+  return undefined;
+}
+
+/** Who the request is for, its quorum progress, when it expires and whether it was escalated. */
+export function PolicySummary({ item }: { item: ApprovalRequest }) {
+  const progress = quorumProgress(item);
+  const approvers = approverNames(item);
+  if (item.assignees.length === 0 && !progress && !item.expiresAt && !item.escalatedAt) {
+    return null;
+  }
+  return (
+    <p class="approval-policy">
+      {item.assignees.length > 0 && (
+        <span class="approval-assignees">For {item.assignees.join(', ')}</span>
+      )}
+      {progress && (
+        <span class="approval-progress">
+          <span class="badge status-pending">{progress}</span>
+          {approvers.length > 0 && <> approved by {approvers.join(', ')}</>}
+        </span>
+      )}
+      {item.escalatedAt && <span class="badge status-waiting">Escalated</span>}
+      {item.expiresAt && (
+        <span class="approval-expiry">
+          Expires <RelativeTime iso={item.expiresAt} />
+        </span>
+      )}
+    </p>
+  );
+}
+
 function QueueItem(props: { item: ApprovalRequest; selected: boolean; onSelect: () => void }) {
   const { item } = props;
   return (
@@ -266,6 +360,7 @@ function QueueItem(props: { item: ApprovalRequest; selected: boolean; onSelect: 
         <span class="approval-prompt">{item.prompt || 'No prompt'}</span>
       </button>
       <p class="approval-preview mono">{contentPreview(item.content)}</p>
+      <PolicySummary item={item} />
       <p class="approval-meta">
         Requested <RelativeTime iso={item.createdAt} /> ·{' '}
         <a href={`/console/runs/${item.workflowRunId}`}>Run {shortId(item.workflowRunId)}</a>

@@ -4,14 +4,18 @@ import { StatusBadge } from '../../components/StatusBadge';
 import type { ApprovalRequest } from './approvals-api';
 import type { DecisionKind } from './DecideDialog';
 import { useCan } from '../../session';
+import { approverNames, hasApproved, onTimeoutText, quorumProgress } from './queue';
 
 /**
- * The selected request: its facts, the full content under review and the decision buttons (only
- * while it is undecided; a request decided meanwhile says by whom and offers the next one).
+ * The selected request: its facts (assignees, quorum progress with who approved, expiry, escalation),
+ * the full content under review and the decision buttons (only while it is undecided; a request
+ * decided meanwhile says by whom and offers the next one). A request that needs several approvals
+ * cannot be edited, and a reviewer who approved it already cannot approve it again.
  */
 export function RequestDetail(props: {
   request: ApprovalRequest;
   shortcuts: boolean;
+  reviewerName: string;
   onDecide: (kind: DecisionKind) => void;
   onNext?: () => void;
 }) {
@@ -19,6 +23,9 @@ export function RequestDetail(props: {
   const decided = request.decision !== null;
   // Without approvals:decide the reviewer reads the request but has nothing to press.
   const decides = useCan('approvals:decide');
+  const progress = quorumProgress(request);
+  const approvedByMe = hasApproved(request, props.reviewerName);
+  const editable = request.requiredApprovals <= 1;
   const key = (k: string) => (props.shortcuts ? <kbd class="approval-key-hint">{k}</kbd> : null);
   return (
     <>
@@ -51,12 +58,19 @@ export function RequestDetail(props: {
           lacks.
         </p>
       )}
+      {!decided && approvedByMe && (
+        <p class="notice approval-voted" role="status">
+          You approved this request; it waits for{' '}
+          {progress ? `more approvals (${progress})` : 'another reviewer'}.
+        </p>
+      )}
       {!decided && decides && (
         <div class="toolbar approval-actions">
           <button
             type="button"
             class="button primary"
             aria-keyshortcuts={props.shortcuts ? 'a' : undefined}
+            disabled={approvedByMe}
             onClick={() => props.onDecide('approve')}
           >
             Approve… {key('a')}
@@ -69,15 +83,23 @@ export function RequestDetail(props: {
           >
             Reject… {key('r')}
           </button>
-          <button
-            type="button"
-            class="button"
-            aria-keyshortcuts={props.shortcuts ? 'e' : undefined}
-            onClick={() => props.onDecide('edit')}
-          >
-            Edit and approve… {key('e')}
-          </button>
+          {editable && (
+            <button
+              type="button"
+              class="button"
+              aria-keyshortcuts={props.shortcuts ? 'e' : undefined}
+              onClick={() => props.onDecide('edit')}
+            >
+              Edit and approve… {key('e')}
+            </button>
+          )}
         </div>
+      )}
+      {!decided && decides && !editable && (
+        <p class="hint">
+          It needs {request.requiredApprovals} approvals, so it cannot be edited: reject it with a
+          comment to have the content changed.
+        </p>
       )}
       <dl class="approval-facts">
         <dt>Run</dt>
@@ -94,6 +116,56 @@ export function RequestDetail(props: {
         <dd>
           <code>{request.contentKey}</code>
         </dd>
+        <dt>Assigned to</dt>
+        <dd>
+          {request.assignees.length > 0 ? request.assignees.join(', ') : 'Anyone'}
+          {request.escalatedFrom && (
+            <>
+              {' '}
+              <span class="badge status-waiting">Escalated</span>{' '}
+              <span class="muted">
+                from {request.escalatedFrom.join(', ')} <RelativeTime iso={request.escalatedAt} />
+              </span>
+            </>
+          )}
+        </dd>
+        {progress && (
+          <>
+            <dt>Approvals</dt>
+            <dd>
+              {progress}
+              {approverNames(request).length > 0 && (
+                <ul class="approval-votes">
+                  {request.approvals.map((vote) => (
+                    <li key={`${vote.decidedBy}-${vote.decidedAt}`}>
+                      <strong>{vote.decidedBy}</strong> {vote.decision}{' '}
+                      <RelativeTime iso={vote.decidedAt} />
+                      {vote.comment && <span class="approval-comment">: {vote.comment}</span>}
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </dd>
+          </>
+        )}
+        {request.expiresAt && !request.expiredAt && (
+          <>
+            <dt>Expires</dt>
+            <dd>
+              <RelativeTime iso={request.expiresAt} />
+              {onTimeoutText(request.onTimeout) && <>, {onTimeoutText(request.onTimeout)}</>}
+            </dd>
+          </>
+        )}
+        {request.expiredAt && (
+          <>
+            <dt>Expired</dt>
+            <dd>
+              <RelativeTime iso={request.expiredAt} /> without a decision (on timeout:{' '}
+              {request.onTimeout})
+            </dd>
+          </>
+        )}
         {decided && (
           <>
             <dt>Decision</dt>

@@ -5,6 +5,7 @@ import { nextLinkQuery } from './queue';
 
 export type ApprovalRequest = components['schemas']['ApprovalRequestDto'];
 export type ApprovalDecision = components['schemas']['ApprovalDecisionDto'];
+export type ApprovalVote = components['schemas']['ApprovalVoteDto'];
 export type DecideBody = components['schemas']['DecideApprovalDto'];
 type ListQuery = NonNullable<paths['/v1/approval-requests']['get']['parameters']['query']>;
 
@@ -29,11 +30,14 @@ async function listPart(
   return { items, next: next as ListQuery | undefined };
 }
 
-/** Every undecided request of the workspace, oldest first, following the `Link` header's next parts. */
-export async function loadPending(): Promise<PendingQueue> {
+/**
+ * Every undecided request of the workspace (for `assignee` only, when given), oldest first, following
+ * the `Link` header's next parts (which keep the filter).
+ */
+export async function loadPending(assignee?: string): Promise<PendingQueue> {
   const items: ApprovalRequest[] = [];
   const seen = new Set<string>();
-  let query: ListQuery | undefined = { pending: 'true', order: 'oldest' };
+  let query: ListQuery | undefined = { pending: 'true', order: 'oldest', assignee };
   for (let part = 0; part < MAX_PENDING_PARTS && query; part++) {
     const answer = await listPart(query);
     for (const item of answer.items) {
@@ -47,7 +51,7 @@ export async function loadPending(): Promise<PendingQueue> {
 
 /** One part of the decided requests, newest first; `next` continues with older ones. */
 export function loadDecided(
-  query: ListQuery = { pending: 'false' },
+  query: ListQuery,
 ): Promise<{ items: ApprovalRequest[]; next: ListQuery | undefined }> {
   return listPart(query);
 }

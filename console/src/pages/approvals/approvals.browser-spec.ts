@@ -572,6 +572,127 @@ describe('approvals inbox (browser)', () => {
     await context.close();
   });
 
+  /** A paused run whose approval step has `policy`, and its request. */
+  async function policyRequest(
+    ws: WorkspaceWithKey,
+    step: string,
+    policy: Record<string, unknown>,
+  ): Promise<ApprovalRequest> {
+    const definitionId = await createDefinition(t.http, ws.key, [
+      { type: 'approval', name: step, contentKey: 'draft', prompt: `Ship ${step}?`, ...policy },
+      { type: 'task', name: 'publish', handler: 'noop' },
+    ]);
+    const runId = await startRun(t.http, ws.key, definitionId, { draft: { title: step } });
+    return waitFor(`the approval request of run ${runId}`, async () => {
+      const res = await t.http.get(`/v1/workflow-runs/${runId}/events`).set('x-api-key', ws.key);
+      const requested = (
+        res.body as Envelope<Array<{ eventType: string; payload: Record<string, unknown> }>>
+      ).data.find((e) => e.eventType === 'APPROVAL_REQUESTED');
+      return requested ? request(ws, requested.payload.approvalRequestId as string) : undefined;
+    });
+  }
+
+  it('shows assignees, quorum progress, expiry and escalation, filters "for me" or by name, and keeps a partial approval in the queue', async () => {
+    const ws = await createWorkspaceWithKey(t.http);
+    const quorum = await policyRequest(ws, 'review-quorum', {
+      assignees: [REVIEWER, 'Bob Builder'],
+      requiredApprovals: 2,
+      timeoutMs: 3_600_000,
+    });
+    const escalated = await policyRequest(ws, 'review-escalated', {
+      assignees: ['Ann Analyst'],
+      timeoutMs: 200,
+      escalateTo: { assignees: ['Boss'] },
+    });
+    await waitFor('the escalation', async () =>
+      (await request(ws, escalated.id)).escalatedAt !== null ? true : undefined,
+    );
+    await pausedRequests(ws, drafts(1, 'plain'));
+    const { page, context, problems } = await openInbox(ws);
+    await page.getByRole('heading', { name: 'Waiting for a decision (3)' }).waitFor();
+
+    // Each request shows who it is for, its quorum progress, its expiry and its escalation.
+    const quorumItem = queueItems(page).filter({ hasText: 'review-quorum' });
+    await quorumItem.getByText(`For ${REVIEWER}, Bob Builder`).waitFor();
+    await quorumItem.getByText('0 of 2 approvals').waitFor();
+    await quorumItem.getByText('Expires in 1 hour').waitFor();
+    const escalatedItem = queueItems(page).filter({ hasText: 'review-escalated' });
+    await escalatedItem.getByText('For Boss').waitFor();
+    await escalatedItem.getByText('Escalated', { exact: true }).waitFor();
+    const plainItem = queueItems(page).filter({ hasText: 'plain-1' });
+    expect(await plainItem.locator('.approval-policy').count()).toBe(0);
+
+    // For me: the session's reviewer name, in the URL.
+    await page.getByRole('button', { name: 'For me' }).click();
+    await page.waitForURL((url) => url.searchParams.get('assignee') === REVIEWER);
+    await page.getByRole('heading', { name: 'Waiting for a decision (1)' }).waitFor();
+    expect(await queueItems(page).locator('.approval-step').allTextContents()).toEqual([
+      'review-quorum',
+    ]);
+    expect(await page.getByRole('button', { name: 'For me' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    const detail = page.locator('#approval-detail');
+    await detail.getByRole('heading', { name: 'review-quorum' }).waitFor();
+    await detail.getByText('then it is rejected').waitFor();
+    // Several approvals needed: no edit.
+    expect(await detail.getByRole('button', { name: /^Edit and approve/ }).count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+
+    // A first approval: recorded, the request stays in the queue with its progress.
+    await detail.getByRole('button', { name: /^Approve/ }).click();
+    const approve = page.getByRole('dialog', { name: 'Approve this request?' });
+    await approve.getByText(/Your approval counts toward the 2 needed/).waitFor();
+    await approve.getByRole('button', { name: 'Approve' }).click();
+    await page
+      .getByRole('status')
+      .getByText('Approval recorded: 1 of 2 approvals for review-quorum; it waits for more.')
+      .waitFor();
+    await quorumItem.getByText('1 of 2 approvals').waitFor();
+    await quorumItem.getByText(`approved by ${REVIEWER}`).waitFor();
+    await detail.getByText('You approved this request').waitFor();
+    await expectDisabled(detail.getByRole('button', { name: /^Approve/ }));
+    expect(selectedId(page)).toBe(quorum.id);
+    expect(await request(ws, quorum.id)).toMatchObject({
+      decision: null,
+      approvals: [{ decidedBy: REVIEWER, decision: 'approved', comment: null }],
+    });
+    // The keyboard cannot approve it twice either.
+    await page.keyboard.press('a');
+    await page
+      .getByRole('status')
+      .getByText('You have approved this request already; it waits for another reviewer.')
+      .waitFor();
+    expect(await page.getByRole('dialog').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, 'approvals-quorum');
+
+    // The second approval, elsewhere, completes it.
+    await t.http
+      .post(`/v1/approval-requests/${quorum.id}/decide`)
+      .set('x-api-key', ws.key)
+      .send({ decision: 'approved', decidedBy: 'Bob Builder' })
+      .expect(200);
+    await waitForRun(t.http, ws.key, quorum.workflowRunId, 'COMPLETED');
+
+    // A name typed in: the escalated request is in Boss's queue, with where it came from.
+    await page.getByLabel('Assigned to').fill('Boss');
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
+    await page.waitForURL((url) => url.searchParams.get('assignee') === 'Boss');
+    await detail.getByRole('heading', { name: 'review-escalated' }).waitFor();
+    await detail.getByText('from Ann Analyst').waitFor();
+    expect(await page.getByRole('button', { name: 'For me' }).getAttribute('aria-pressed')).toBe(
+      'false',
+    );
+
+    // Everyone again: the decided request is gone, the other two remain.
+    await page.getByRole('button', { name: 'Everyone' }).click();
+    await page.waitForURL((url) => !url.searchParams.has('assignee'));
+    await page.getByRole('heading', { name: 'Waiting for a decision (2)' }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
   it('has no serious accessibility violation at 1280 and 390 px, with a request selected and in the edit dialog', async () => {
     const ws = await createWorkspaceWithKey(t.http);
     await pausedRequests(ws, [

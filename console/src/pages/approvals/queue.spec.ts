@@ -1,4 +1,10 @@
 import {
+  approverNames,
+  assigneeFilter,
+  hasApproved,
+  MAX_ASSIGNEE_LENGTH,
+  onTimeoutText,
+  quorumProgress,
   commentProblem,
   commentToSend,
   contentPreview,
@@ -119,5 +125,41 @@ describe('the rejection comment', () => {
 describe('shortId', () => {
   it('is the first eight characters', () => {
     expect(shortId('0b4e3c0e-8f5c-4a8e-9f0a-1c2d3e4f5a6b')).toBe('0b4e3c0e');
+  });
+});
+
+describe('approval policies', () => {
+  const vote = (decidedBy: string, decision = 'approved') => ({ decidedBy, decision });
+
+  it('shows the quorum progress of a request that needs several approvals only', () => {
+    expect(quorumProgress({ requiredApprovals: 1, approvals: [vote('ann')] })).toBeUndefined();
+    expect(quorumProgress({ requiredApprovals: 2, approvals: [] })).toBe('0 of 2 approvals');
+    expect(quorumProgress({ requiredApprovals: 3, approvals: [vote('ann'), vote('bob')] })).toBe(
+      '2 of 3 approvals',
+    );
+  });
+
+  it('counts each approver once and rejections not at all', () => {
+    const request = {
+      requiredApprovals: 3,
+      approvals: [vote('ann'), vote('ann'), vote('bob', 'rejected'), vote('cy')],
+    };
+    expect(approverNames(request)).toEqual(['ann', 'cy']);
+    expect(hasApproved(request, 'ann')).toBe(true);
+    expect(hasApproved(request, 'bob')).toBe(false);
+  });
+
+  it('sends a trimmed assignee filter, none when blank', () => {
+    expect(assigneeFilter('  Rita Reviewer ')).toBe('Rita Reviewer');
+    expect(assigneeFilter('   ')).toBeUndefined();
+    expect(assigneeFilter(undefined)).toBeUndefined();
+    expect(assigneeFilter('x'.repeat(250))).toHaveLength(MAX_ASSIGNEE_LENGTH);
+  });
+
+  it('says what the last timeout does', () => {
+    expect(onTimeoutText('reject')).toBe('then it is rejected');
+    expect(onTimeoutText('approve')).toBe('then it is approved');
+    expect(onTimeoutText('fail')).toBe('then the run fails');
+    expect(onTimeoutText(null)).toBeUndefined();
   });
 });

@@ -77,3 +77,48 @@ export function commentToSend(comment: string): string | undefined {
   const trimmed = comment.trim();
   return trimmed === '' ? undefined : trimmed;
 }
+
+/** What the policy rules below read of a request (README "Approval policies"). */
+export interface PolicyView {
+  requiredApprovals: number;
+  approvals: ReadonlyArray<{ decidedBy: string; decision: string }>;
+}
+
+/** The distinct reviewers who approved so far, in the order they did. */
+export function approverNames(request: PolicyView): string[] {
+  const names: string[] = [];
+  for (const vote of request.approvals) {
+    if (vote.decision === 'approved' && !names.includes(vote.decidedBy)) names.push(vote.decidedBy);
+  }
+  return names;
+}
+
+/** `1 of 2 approvals` for a request that needs several; undefined for a single approver. */
+export function quorumProgress(request: PolicyView): string | undefined {
+  if (request.requiredApprovals <= 1) return undefined;
+  return `${approverNames(request).length} of ${request.requiredApprovals} approvals`;
+}
+
+/** Whether `reviewer` has approved the request already (a second approval of theirs is refused). */
+export function hasApproved(request: PolicyView, reviewer: string): boolean {
+  return approverNames(request).includes(reviewer);
+}
+
+/** Names an assignee filter may hold (the service's limit). */
+export const MAX_ASSIGNEE_LENGTH = 200;
+
+/** The assignee filter as sent: the text without outer blanks, none when blank. */
+export function assigneeFilter(text: string | undefined): string | undefined {
+  const trimmed = text?.trim() ?? '';
+  return trimmed === '' ? undefined : trimmed.slice(0, MAX_ASSIGNEE_LENGTH);
+}
+
+/** What the request's last timeout does, in words. */
+export function onTimeoutText(onTimeout: string | null): string | undefined {
+  const texts: Record<string, string> = {
+    reject: 'then it is rejected',
+    approve: 'then it is approved',
+    fail: 'then the run fails',
+  };
+  return onTimeout === null ? undefined : texts[onTimeout];
+}

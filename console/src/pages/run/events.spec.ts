@@ -63,6 +63,9 @@ describe('run events', () => {
     expect(statusAfterEvent(ev('1', 'WORKFLOW_CANCELLED'))).toBe('CANCELLED');
     expect(statusAfterEvent(ev('1', 'SIGNAL_RECEIVED'))).toBe('RUNNING');
     expect(statusAfterEvent(ev('1', 'APPROVAL_REQUESTED'))).toBe('PAUSED');
+    expect(statusAfterEvent(ev('1', 'APPROVAL_ESCALATED'))).toBe('PAUSED');
+    expect(statusAfterEvent(ev('1', 'APPROVAL_VOTE_RECORDED'))).toBeUndefined();
+    expect(statusAfterEvent(ev('1', 'APPROVAL_EXPIRED'))).toBeUndefined();
     expect(statusAfterEvent(ev('1', 'STEP_RETRYING', { manual: true }))).toBe('RUNNING');
     expect(statusAfterEvent(ev('1', 'STEP_RETRYING', { attempt: 2 }))).toBeUndefined();
     expect(statusAfterEvent(ev('1', 'STEP_COMPLETED'))).toBeUndefined();

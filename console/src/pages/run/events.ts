@@ -35,6 +35,9 @@ export const RUN_EVENT_TYPES = [
   'CHILD_RUN_FINISHED',
   'MAP_ITEM_COMPLETED',
   'MAP_ITEM_FAILED',
+  'APPROVAL_VOTE_RECORDED',
+  'APPROVAL_EXPIRED',
+  'APPROVAL_ESCALATED',
 ] as const;
 
 /** The events after which the run has nothing more to say (until a FAILED run is retried). */
@@ -108,6 +111,7 @@ export function statusAfterEvent(event: {
     case 'CHILD_RUN_FINISHED':
       return 'RUNNING';
     case 'APPROVAL_REQUESTED':
+    case 'APPROVAL_ESCALATED':
       return 'PAUSED';
     case 'STEP_RETRYING':
       return event.payload.manual === true ? 'RUNNING' : undefined;

@@ -6,6 +6,8 @@ export const WEBHOOK_EVENTS = [
   'workflow.cancelled',
   'approval.requested',
   'approval.decided',
+  'approval.expired',
+  'approval.escalated',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];

@@ -4,6 +4,7 @@ import type { Envelope, Signal } from '../client';
 import { createTestApp, type TestApp } from './support/app';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import { ISO_MS, UUID_V7 } from './support/formats';
+import { openEventStream } from './support/sse-client';
 import {
   createDefinition,
   getRun,
@@ -362,6 +363,29 @@ describe('signals', () => {
     const plain = await runAt([gate()]);
     await t.http.post(`/v1/workflow-runs/${plain}/cancel`).set('x-api-key', ws.key).expect(200);
     expect(ofType(await runEvents(t.http, ws.key, plain), 'SIGNALS_DROPPED')).toEqual([]);
+  });
+
+  it("streams SIGNAL_BUFFERED live, and the stream still ends with the run's terminal event after SIGNALS_DROPPED", async () => {
+    const runId = await runAt([gate(), event('never', 'x')]);
+    const stream = await openEventStream(t.baseUrl, runId, { key: ws.key });
+    try {
+      expect(stream.status).toBe(200);
+      const sent = await signal(runId, 'y', { n: 1 });
+      const buffered = await stream.waitForEvent('SIGNAL_BUFFERED');
+      expect(JSON.parse(buffered.data).payload).toEqual({
+        signalId: sent.id,
+        signalType: 'y',
+        payloadBytes: 7,
+      });
+      await t.http.post(`/v1/workflow-runs/${runId}/cancel`).set('x-api-key', ws.key).expect(200);
+      await stream.waitForEnd();
+      expect(stream.messages.slice(-2).map((m) => m.event)).toEqual([
+        'SIGNALS_DROPPED',
+        'WORKFLOW_CANCELLED',
+      ]);
+    } finally {
+      stream.close();
+    }
   });
 
   it('refuses a signal for a run that has ended with 409, and changes nothing', async () => {

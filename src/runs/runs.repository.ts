@@ -182,15 +182,6 @@ export class RunsRepository {
     return { rows: rows.rows, total: Number(total.rows[0].total) };
   }
 
-  async get(workspaceId: string, id: string): Promise<RunRow | undefined> {
-    const res = await this.db.query<RunRow>({
-      name: 'runs_get',
-      text: `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND id = $2`,
-      values: [workspaceId, id],
-    });
-    return res.rows[0];
-  }
-
   /**
    * One run with its buffered signals (oldest first), read in one statement so that the two agree: a
    * run read as ended never lists signals (they are dropped in the transaction that ends it).

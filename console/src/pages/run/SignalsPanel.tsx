@@ -12,9 +12,11 @@ type SignalPayload = components['schemas']['SendSignalDto']['payload'];
 
 /**
  * The run's buffered signals (README "Signals"): those sent before a step of their type waited, oldest
- * first, with their type, when they were received and the start of their payload; and, while the run
- * has not ended, a form to send one (signal type and any JSON payload, checked here before the API
- * checks it again). The API says whether it was delivered to the waiting step or buffered.
+ * first, with their type, when they were received and the start of their payload; and a form to send
+ * one (signal type and any JSON payload, checked here before the API checks it again). The API says
+ * whether it was delivered to the waiting step or buffered. Not shown for a run that has ended (it then
+ * holds none, they are dropped with its end, and takes none), unless a send from this page just
+ * answered: its outcome (a delivery that completed the run, a refusal) stays in view.
  */
 export function SignalsPanel(props: {
   runId: string;
@@ -63,6 +65,8 @@ export function SignalsPanel(props: {
     }
   }
 
+  // An ended run holds no signal and takes none; the section stays only for what a send just said.
+  if (!sendable && !outcome) return null;
   return (
     <section class="signals" aria-labelledby="signals-title">
       <div class="signals-head">

@@ -130,8 +130,12 @@ describe('console Run page, signals (browser)', () => {
       .send({ signalType: 'go' });
     expect(resumed.status).toBe(200);
     await page.locator('.run-header .badge', { hasText: 'COMPLETED' }).waitFor();
+    // An ended run holds no signal and takes none: the section stays only for what was said in it.
     await page.getByText('None: the run has ended.').waitFor();
     expect(await page.getByRole('button', { name: 'Send signal…' }).count()).toBe(0);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Steps' }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Buffered signals' }).count()).toBe(0);
     const run = await getRun(t.http, ws.key, runId);
     expect(run.output).toMatchObject({
       'await-payment': { signalType: 'payment.received', payload: { amount: 12 } },
@@ -183,6 +187,12 @@ describe('console Run page, signals (browser)', () => {
       )
       .waitFor();
     await page.locator('.run-header .badge', { hasText: 'CANCELLED' }).waitFor();
+    // The refusal stays in view, without a way to send another.
+    await page.getByText('None: the run has ended.').waitFor();
+    expect(await page.getByRole('button', { name: 'Send signal…' }).count()).toBe(0);
+    expect(
+      await page.getByText('The signal was refused: run is CANCELLED', { exact: false }).count(),
+    ).toBe(1);
     const types = (await runEvents(t.http, ws.key, runId)).map((e) => e.eventType);
     expect(types.filter((type) => type === 'SIGNAL_RECEIVED')).toHaveLength(2);
     expect(problems).toEqual([]);

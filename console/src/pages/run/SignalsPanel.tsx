@@ -4,6 +4,7 @@ import { api, errorMessage, unwrap } from '../../api';
 import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { RelativeTime } from '../../components/RelativeTime';
 import { formatInteger } from '../../format';
+import { useCan } from '../../session';
 import { canSignal, parseJsonValue, signalOutcome, signalTypeProblem } from './run-rules';
 
 type BufferedSignal = components['schemas']['BufferedSignalDto'];
@@ -39,7 +40,10 @@ export function SignalsPanel(props: {
 
   const payload = parseJsonValue(payloadText);
   const typeProblem = signalTypeProblem(signalType);
-  const sendable = canSignal(props.status);
+  const notEnded = canSignal(props.status);
+  // A key without runs:write sees the signals but cannot send one (README "Scopes").
+  const writes = useCan('runs:write');
+  const sendable = notEnded && writes;
 
   async function send(): Promise<void> {
     if (!payload.ok || typeProblem) return;
@@ -66,7 +70,7 @@ export function SignalsPanel(props: {
   }
 
   // An ended run holds no signal and takes none; the section stays only for what a send just said.
-  if (!sendable && !outcome) return null;
+  if (!notEnded && !outcome) return null;
   return (
     <section class="signals" aria-labelledby="signals-title">
       <div class="signals-head">
@@ -86,9 +90,15 @@ export function SignalsPanel(props: {
           {outcome.text}
         </p>
       )}
+      {notEnded && !writes && (
+        <p class="hint scope-hint">
+          Sending a signal needs the scope <code>runs:write</code>, which the key you signed in with
+          lacks.
+        </p>
+      )}
       {props.signals.length === 0 ? (
         <p class="muted signals-empty">
-          {sendable ? 'No signal is waiting for a step.' : 'None: the run has ended.'}
+          {notEnded ? 'No signal is waiting for a step.' : 'None: the run has ended.'}
         </p>
       ) : (
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Buffered signals table">

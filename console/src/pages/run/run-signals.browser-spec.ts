@@ -8,7 +8,11 @@ import {
   seriousViolations,
   signIn,
 } from '../../../../test/support/browser';
-import { createWorkspaceWithKey, type WorkspaceWithKey } from '../../../../test/support/factories';
+import {
+  createScopedKey,
+  createWorkspaceWithKey,
+  type WorkspaceWithKey,
+} from '../../../../test/support/factories';
 import { waitFor } from '../../../../test/support/wait';
 import {
   createDefinition,
@@ -197,6 +201,24 @@ describe('console Run page, signals (browser)', () => {
     expect(types.filter((type) => type === 'SIGNAL_RECEIVED')).toHaveLength(2);
     expect(problems).toEqual([]);
     await context.close();
+  });
+
+  it('lists the buffered signals to a key with runs:read only, without a way to send one', async () => {
+    const runId = await gatedRun();
+    await t.http
+      .post(`/v1/workflow-runs/${runId}/signals`)
+      .set('x-api-key', ws.key)
+      .send({ signalType: 'payment.received', payload: { amount: 5 } })
+      .expect(202);
+    const reader = await createScopedKey(t.http, ws.key, ['runs:read']);
+    const { page, context, problems } = await openConsole(browser, t.baseUrl);
+    await signIn(page, reader.key, 'Rita', `/console/runs/${runId}`);
+    await untilSignals(page, [['payment.received', '{"amount":5}', '12 B']]);
+    await page.getByText('Sending a signal needs the scope runs:write').waitFor();
+    expect(await page.getByRole('button', { name: 'Send signal…' }).count()).toBe(0);
+    expect(problems).toEqual([]);
+    await context.close();
+    await t.http.post(`/v1/workflow-runs/${runId}/cancel`).set('x-api-key', ws.key).expect(200);
   });
 
   it('is accessible and fits a phone, with signals listed and the form open', async () => {

@@ -27,6 +27,12 @@ export type CreateDefinitionRequest = Schemas['CreateDefinitionDto'];
 export type Run = Schemas['RunDto'];
 export type CreateRunRequest = Schemas['CreateRunDto'];
 export type ResumeRunRequest = Schemas['ResumeRunDto'];
+/** The single-run read (GET /v1/workflow-runs/:id): the run with its buffered signals. */
+export type RunDetail = Schemas['RunDetailDto'];
+export type BufferedSignal = Schemas['BufferedSignalDto'];
+export type SendSignalRequest = Schemas['SendSignalDto'];
+/** The answer of POST /v1/workflow-runs/:id/signals. */
+export type Signal = Schemas['SignalDto'];
 export type RunTransition = Schemas['RunTransitionDto'];
 export type RunEvent = Schemas['RunEventDto'];
 export type Schedule = Schemas['ScheduleDto'];

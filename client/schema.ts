@@ -213,7 +213,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get one run, including currentStepIndex
+         * Get one run, including currentStepIndex and its buffered signals
          * @description The calling API key needs the scope `runs:read` (403 FORBIDDEN otherwise).
          */
         get: operations["RunsController_get"];
@@ -259,6 +259,26 @@ export interface paths {
          * @description The calling API key needs the scope `runs:write` (403 FORBIDDEN otherwise).
          */
         post: operations["RunsController_resume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workflow-runs/{id}/signals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signal to a run that has not ended: delivered now, or buffered for later
+         * @description Delivered (as resume would deliver it) when the run is WAITING on an external_event step that takes this signalType; otherwise buffered, and the next external_event step of that type consumes the oldest buffered one as soon as it starts. 409 for a COMPLETED, FAILED or CANCELLED run, and for a run already holding MAX_BUFFERED_SIGNALS_PER_RUN buffered signals. Signals still buffered when the run ends are dropped (SIGNALS_DROPPED). README "Signals". The calling API key needs the scope `runs:write` (403 FORBIDDEN otherwise).
+         */
+        post: operations["RunsController_signal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -946,6 +966,62 @@ export interface components {
             };
             idempotencyKey?: string;
         };
+        BufferedSignalDto: {
+            /** Format: uuid */
+            id: string;
+            signalType: string;
+            /** @description UTF-8 bytes of the payload as JSON */
+            payloadBytes: number;
+            /** @description The payload's JSON text, cut after 200 characters (then ending in …); the whole payload is in the step output and the SIGNAL_RECEIVED event once a step takes it */
+            payloadPreview: string;
+            /**
+             * Format: date-time
+             * @description When the service accepted the signal
+             */
+            receivedAt: string;
+        };
+        RunDetailDto: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            workspaceId: string;
+            /** Format: uuid */
+            definitionId: string;
+            /** @enum {string} */
+            status: "PENDING" | "RUNNING" | "WAITING" | "PAUSED" | "COMPLETED" | "FAILED" | "CANCELLED";
+            input: {
+                [key: string]: unknown;
+            };
+            output: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Why the run failed */
+            error: string | null;
+            idempotencyKey: string | null;
+            /**
+             * Format: uuid
+             * @description The run whose workflow step started this one (a child run); null otherwise
+             */
+            parentRunId: string | null;
+            /**
+             * Format: uuid
+             * @description The step run of the parent that started this run; null for a run without parent
+             */
+            parentStepRunId: string | null;
+            /** @description Present in the single-run read only: the index of the step in progress, or of the last one executed once the run is terminal */
+            currentStepIndex?: number;
+            /**
+             * Format: uuid
+             * @description The schedule that started the run; null for a run started through the API
+             */
+            scheduleId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** @description Signals waiting for an external_event step of their type, oldest first (the order they are consumed in); always present, empty when there are none */
+            bufferedSignals: components["schemas"]["BufferedSignalDto"][];
+        };
         RunTransitionDto: {
             /** Format: uuid */
             id: string;
@@ -965,6 +1041,33 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        SignalDto: {
+            /**
+             * Format: uuid
+             * @description The signal's id (in its events)
+             */
+            id: string;
+            signalType: string;
+            /**
+             * @description delivered: the run was waiting on an external_event step of this type and goes on with it, as after a resume; buffered: kept for the next external_event step of this type
+             * @enum {string}
+             */
+            status: "delivered" | "buffered";
+        };
+        SendSignalDto: {
+            /**
+             * @description The signal's type (1-100 characters, as an external_event step's signalType): a step consumes the signals of its own type (a step without signalType takes any)
+             * @example payment.received
+             */
+            signalType: string;
+            /**
+             * @description Any JSON value (default {}), kept exactly as given; it becomes the payload of the step's output. At most MAX_SIGNAL_PAYLOAD_BYTES (default 65536) UTF-8 bytes of JSON, 413 otherwise
+             * @default {}
+             */
+            payload?: ({
+                [key: string]: unknown;
+            } | unknown[] | string | number | boolean) | null;
+        };
         RunEventDto: {
             /** Format: uuid */
             id: string;
@@ -973,7 +1076,7 @@ export interface components {
             /** Format: uuid */
             stepRunId: string | null;
             /** @enum {string} */
-            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED" | "MAP_ITEM_COMPLETED" | "MAP_ITEM_FAILED" | "APPROVAL_VOTE_RECORDED" | "APPROVAL_EXPIRED" | "APPROVAL_ESCALATED";
+            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED" | "MAP_ITEM_COMPLETED" | "MAP_ITEM_FAILED" | "APPROVAL_VOTE_RECORDED" | "APPROVAL_EXPIRED" | "APPROVAL_ESCALATED" | "SIGNAL_BUFFERED" | "SIGNALS_DROPPED";
             payload: {
                 [key: string]: unknown;
             };
@@ -2629,7 +2732,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         success: true;
-                        data: components["schemas"]["RunDto"];
+                        data: components["schemas"]["RunDetailDto"];
                     };
                 };
             };
@@ -2809,6 +2912,129 @@ export interface operations {
                         /** @enum {boolean} */
                         success: true;
                         data: components["schemas"]["RunTransitionDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope runs:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description NOT_FOUND: absent or in another workspace */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body whose Content-Type is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    RunsController_signal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendSignalDto"];
+            };
+        };
+        responses: {
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["SignalDto"];
                     };
                 };
             };

@@ -47,6 +47,7 @@ describe('bad input', () => {
               (SELECT count(*)::int FROM workflow_definitions) AS definitions,
               (SELECT count(*)::int FROM workflow_runs) AS runs,
               (SELECT count(*)::int FROM run_events) AS events,
+              (SELECT count(*)::int FROM run_signals) AS signals,
               (SELECT count(*)::int FROM webhooks) AS webhooks,
               (SELECT count(*)::int FROM approval_requests WHERE decision IS NOT NULL) AS decided`,
     );
@@ -254,6 +255,12 @@ describe('bad input', () => {
           `/v1/workflow-runs/RUN/resume`,
           '{"signalType": "payment", "payload": {"k": {"deep": [[{"k": 1, "k": 1}]]}}}',
           'payload.k.deep[0][0].k',
+          ws.key,
+        ],
+        [
+          `/v1/workflow-runs/RUN/signals`,
+          '{"signalType": "payment", "payload": [{"k": 1, "k": 2}]}',
+          'payload[0].k',
           ws.key,
         ],
         [

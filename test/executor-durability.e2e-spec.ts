@@ -6,7 +6,8 @@ import { createDefinition, eventually, runEvents, startRun, waitForRun } from '.
 
 /**
  * The executor's guarantees across processes: crashes, leases, two executors on one database,
- * cancellation of an in-flight step, graceful shutdown and timers that survive restarts.
+ * cancellation of an in-flight step, graceful shutdown, and timers and buffered signals that survive
+ * restarts.
  */
 describe('executor durability', () => {
   let api: TestApp;
@@ -271,6 +272,46 @@ describe('executor durability', () => {
     await spawnExecutor();
     const run = await waitForRun(api.http, key, runId, 'COMPLETED', 20_000);
     expect(run.output).toMatchObject({ nap: { endedBy: 'timer' }, after: {} });
+  });
+
+  it('keeps a buffered signal across a killed executor: the external_event step of the next one consumes it, once', async () => {
+    const definitionId = await createDefinition(api.http, key, [
+      { type: 'task', name: 'slow', handler: 'http', config: { url: `${hold.url}/hold/signal` } },
+      { type: 'external_event', name: 'await-go', signalType: 'go' },
+      { type: 'task', name: 'after', handler: 'noop' },
+    ]);
+    const first = await spawnExecutor();
+    const runId = await startRun(api.http, key, definitionId);
+    await eventually(async () => hold.hits('/hold/signal').length > 0, 20_000, 'the slow step');
+    const sent = await api.http
+      .post(`/v1/workflow-runs/${runId}/signals`)
+      .set('x-api-key', key)
+      .send({ signalType: 'go', payload: { n: 1 } });
+    expect(sent.status).toBe(202);
+    expect(sent.body.data.status).toBe('buffered');
+
+    first.child.kill('SIGKILL');
+    await first.exited(10_000);
+    const [kept] = await api.sql<{ signal_type: string; payload: unknown }>(
+      'SELECT signal_type, payload FROM run_signals WHERE run_id = $1',
+      [runId],
+    );
+    expect(kept).toEqual({ signal_type: 'go', payload: { n: 1 } });
+    hold.answerImmediately();
+    await spawnExecutor();
+
+    const run = await waitForRun(api.http, key, runId, 'COMPLETED', 30_000);
+    expect(run.output).toMatchObject({
+      'await-go': { signalType: 'go', payload: { n: 1 } },
+      after: {},
+    });
+    expect(run.bufferedSignals).toEqual([]);
+    const received = (await runEvents(api.http, key, runId)).filter(
+      (e) => e.eventType === 'SIGNAL_RECEIVED',
+    );
+    expect(received.map((e) => e.payload.signalId)).toEqual([sent.body.data.id]);
+    const rows = await api.sql('SELECT 1 FROM run_signals WHERE run_id = $1', [runId]);
+    expect(rows).toEqual([]);
   });
 
   it('leaves runs PENDING while only API processes (EXECUTOR_ENABLED=false) are running', async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { assigneeListStatement } from '../src/approvals/approvals.repository';
 import * as SQL from '../src/queue/queue.sql';
 import {
+  RUN_DETAIL,
   RUN_EVENTS_COUNT,
   RUN_EVENTS_PAGE,
   RUN_STEPS,
@@ -293,6 +294,39 @@ describe('query plans of the hot paths', () => {
       'run_events_run_idx',
     );
     expectIndex(await plan(RUN_STEPS, [runId, workspaceId]), 'step_runs', 'step_runs_run_idx');
+  });
+
+  it("takes, drops, lists and delivers a run's signals through the run's own rows", async () => {
+    // A buffered signal on each of the 20,000 runs.
+    await db.query(
+      `INSERT INTO run_signals (run_id, workspace_id, signal_type, payload, payload_bytes,
+                                payload_preview)
+       SELECT id, workspace_id, 'tick', '{}', 2, '{}' FROM workflow_runs WHERE workspace_id = $1`,
+      [workspaceId],
+    );
+    await db.query('ANALYZE run_signals');
+    const tables = ['run_signals', 'workflow_runs', 'step_runs'];
+    for (const type of ['tick', null]) {
+      const taken = await plan(SQL.TAKE_BUFFERED_SIGNAL, [randomUUID(), runId, type]);
+      expectIndexes(taken, tables, ['run_signals_run_idx', 'step_runs_pkey']);
+    }
+    expectIndexes(await plan(SQL.DROP_RUN_SIGNALS, [runId]), tables, ['run_signals_run_idx']);
+    expectIndexes(await plan(RUN_DETAIL, [workspaceId, runId]), tables, [
+      'workflow_runs_pkey',
+      'run_signals_run_idx',
+    ]);
+    expectIndexes(await plan(SQL.LOCK_RUN_FOR_SIGNAL, [workspaceId, runId]), tables, [
+      'workflow_runs_pkey',
+    ]);
+    const delivered = await plan(SQL.DELIVER_SIGNAL, [
+      runId,
+      workspaceId,
+      'tick',
+      '{}',
+      '{}',
+      randomUUID(),
+    ]);
+    expectIndexes(delivered, tables, ['step_runs_run_idx', 'workflow_runs_pkey']);
   });
 
   describe("the executor's hot statements", () => {

@@ -454,7 +454,7 @@ describe('workflow runs', () => {
   });
 
   describe('GET /v1/workflow-runs/:id', () => {
-    it('returns the run with currentStepIndex, the index of the step in progress', async () => {
+    it('returns the run with currentStepIndex, the index of the step in progress, and its buffered signals (none)', async () => {
       const id = await runIn('WAITING');
       const res = await t.http.get(`/v1/workflow-runs/${id}`).set('x-api-key', a.key);
       expect(res.status).toBe(200);
@@ -475,6 +475,7 @@ describe('workflow runs', () => {
           currentStepIndex: 1,
           createdAt: expect.stringMatching(ISO_MS),
           updatedAt: expect.stringMatching(ISO_MS),
+          bufferedSignals: [],
         },
       });
     });

@@ -380,6 +380,13 @@ export class EnvironmentVariables {
   @Max(MAX_JSON_LIMIT_BYTES)
   MAX_SIGNAL_PAYLOAD_BYTES = 65_536;
 
+  /** Signals a run holds buffered for its external_event steps (README "Signals"). */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  MAX_BUFFERED_SIGNALS_PER_RUN = 100;
+
   @Transform(toInt)
   @IsInt()
   @Min(1024)
@@ -581,6 +588,8 @@ export interface StorageLimits {
   definitionBytes: number;
   runInputBytes: number;
   signalPayloadBytes: number;
+  /** Signals one run may hold buffered (POST …/signals past it: 409). */
+  bufferedSignalsPerRun: number;
   approvalContentBytes: number;
   pendingApprovalsPerWorkspace: number;
   /** Approval requests one answer of GET /v1/approval-requests holds at most (the newest). */
@@ -831,6 +840,7 @@ export const CONFIG_VARIABLES = [
   'MAX_DEFINITION_BYTES',
   'MAX_RUN_INPUT_BYTES',
   'MAX_SIGNAL_PAYLOAD_BYTES',
+  'MAX_BUFFERED_SIGNALS_PER_RUN',
   'MAX_APPROVAL_CONTENT_BYTES',
   'MAX_PENDING_APPROVALS_PER_WORKSPACE',
   'APPROVAL_LIST_MAX_ITEMS',
@@ -942,6 +952,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       definitionBytes: vars.MAX_DEFINITION_BYTES,
       runInputBytes: vars.MAX_RUN_INPUT_BYTES,
       signalPayloadBytes: vars.MAX_SIGNAL_PAYLOAD_BYTES,
+      bufferedSignalsPerRun: vars.MAX_BUFFERED_SIGNALS_PER_RUN,
       approvalContentBytes: vars.MAX_APPROVAL_CONTENT_BYTES,
       pendingApprovalsPerWorkspace: vars.MAX_PENDING_APPROVALS_PER_WORKSPACE,
       approvalListMaxItems: vars.APPROVAL_LIST_MAX_ITEMS,

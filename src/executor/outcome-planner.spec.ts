@@ -173,6 +173,24 @@ describe('planOutcome', () => {
       expect(p.wakeAt).toBeNull();
     });
 
+    it('tells the writer which buffered signals end the wait at once, keeping its timeout', () => {
+      const dueAt = new Date(NOW + 5000);
+      const typed = plan({ kind: 'wait', dueAt, takeBufferedSignal: { signalType: 'paid' } });
+      expect(typed.step).toEqual({
+        status: 'WAITING',
+        dueAt,
+        takeBufferedSignal: { signalType: 'paid' },
+      });
+      expect(typed.run.status).toBe('WAITING');
+      expect(typed.wakeAt).toBe(dueAt);
+      const any = plan({ kind: 'wait', dueAt: null, takeBufferedSignal: { signalType: null } });
+      expect(any.step).toEqual({
+        status: 'WAITING',
+        dueAt: null,
+        takeBufferedSignal: { signalType: null },
+      });
+    });
+
     it('pauses the run for a decision, with the effects that make the request', () => {
       const effects = async () => undefined;
       const p = plan({ kind: 'pause', effects });

@@ -1,4 +1,10 @@
-import type { NextStep, OutcomePlan, ClaimedStep, RunChange } from '../queue/outcome-plan';
+import type {
+  BufferedSignalFilter,
+  ClaimedStep,
+  NextStep,
+  OutcomePlan,
+  RunChange,
+} from '../queue/outcome-plan';
 import type { NewRunEvent } from '../queue/run-events';
 import {
   outputKeyOf,
@@ -38,7 +44,7 @@ export function planOutcome(input: PlanInput): OutcomePlan {
     case 'complete':
       return planComplete(input, outcome);
     case 'wait':
-      return park(claimed, outcome.dueAt, 'WAITING', outcome.effects);
+      return park(claimed, outcome.dueAt, 'WAITING', outcome.effects, outcome.takeBufferedSignal);
     case 'pause':
       return park(claimed, outcome.dueAt ?? null, 'PAUSED', outcome.effects);
     case 'fail':
@@ -165,16 +171,18 @@ function planFail(input: PlanInput, outcome: Extract<StepOutcome, { kind: 'fail'
 
 /**
  * The step parks until a signal (WAITING) or a decision (PAUSED), or its timer (`dueAt`) if that
- * comes first: a wait's or an external event's (WAITING), an approval's timeout (PAUSED).
+ * comes first: a wait's or an external event's (WAITING), an approval's timeout (PAUSED); unless,
+ * with `takeBufferedSignal`, the writer finds a buffered signal for it (README "Signals").
  */
 function park(
   claimed: ClaimedStep,
   dueAt: Date | null,
   status: 'WAITING' | 'PAUSED',
   effects: OutcomePlan['effects'] | undefined,
+  takeBufferedSignal?: BufferedSignalFilter,
 ): OutcomePlan {
   return {
-    step: { status: 'WAITING', dueAt },
+    step: { status: 'WAITING', dueAt, ...(takeBufferedSignal ? { takeBufferedSignal } : {}) },
     next: null,
     run: {
       status,

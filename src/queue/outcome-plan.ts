@@ -4,11 +4,22 @@ import type { NewRunEvent, RunEventType } from './run-events';
 /** Why a parked step is executing again: its first run (null), its timer came due, or a signal. */
 export type WakeReason = null | 'timer' | 'signal';
 
-/** A signal handed to a parked step (a resume, an approval decision). */
+/**
+ * A signal handed to a parked step (a resume, a signal, an approval decision). A resume's payload is
+ * an object; a signal's (POST …/signals) may be any JSON value.
+ */
 export interface ReceivedSignal {
   signalType: string;
-  payload: Record<string, unknown>;
+  payload: unknown;
   receivedAt: string;
+}
+
+/**
+ * The buffered signals (POST …/signals) a parking step takes instead of waiting: the oldest of this
+ * type, or of any type when `signalType` is null.
+ */
+export interface BufferedSignalFilter {
+  signalType: string | null;
 }
 
 /** The run of a claimed step as it was when the step was claimed. */
@@ -71,8 +82,11 @@ export interface NextStep {
 /** What becomes of the claimed step run. */
 export type StepChange =
   | { status: 'COMPLETED'; output: Record<string, unknown> }
-  /** Parked until `dueAt` (a timer) or, when null, until a signal or decision wakes it. */
-  | { status: 'WAITING'; dueAt: Date | null }
+  /**
+   * Parked until `dueAt` (a timer) or, when null, until a signal or decision wakes it; with
+   * `takeBufferedSignal`, woken at once instead by the oldest buffered signal it matches, if any.
+   */
+  | { status: 'WAITING'; dueAt: Date | null; takeBufferedSignal?: BufferedSignalFilter }
   /** Its next attempt, due after the back-off. */
   | { status: 'PENDING'; attempt: number; delayMs: number; error: string }
   | { status: 'FAILED'; error: string };

@@ -6,6 +6,7 @@ import { enqueueWebhookEvent, webhookBody } from './outbox';
 import type { BufferedWork, ClaimedStep, OutcomePlan, StepTransaction } from './outcome-plan';
 import * as SQL from './queue.sql';
 import { insertEvents, type NewRunEvent } from './run-events';
+import { beforeTerminalEvent, dropBufferedSignals, takeBufferedSignal } from './run-signals';
 
 /** What recording an outcome comes back with: the run's next step when the worker continues it. */
 export interface WriteResult {
@@ -97,7 +98,11 @@ export class OutcomeWriter {
     plan: OutcomePlan,
     buffered: BufferedWork,
   ): Promise<WriteResult> {
-    const run = (await client.query<{ status: string }>(SQL.LOCK_RUN, [claimed.runId])).rows[0];
+    const run = (
+      await client.query<{ status: string; buffered_signals: number }>(SQL.LOCK_RUN, [
+        claimed.runId,
+      ])
+    ).rows[0];
     const owned = (await client.query(SQL.CHECK_OWNERSHIP, [claimed.id, this.workerId])).rowCount;
     if (!run || run.status !== 'RUNNING' || !owned) {
       // Cancelled while in flight, or our lease was taken over: drop the result.
@@ -105,7 +110,7 @@ export class OutcomeWriter {
       if (owned) await client.query(SQL.CLOSE_ORPHAN_STEP, [claimed.id, this.workerId]);
       return { recorded: false, next: null };
     }
-    const events: NewRunEvent[] = stepEvents(claimed, buffered);
+    let events: NewRunEvent[] = stepEvents(claimed, buffered);
     const tx: StepTransaction = {
       client,
       workspaceId: claimed.workspaceId,
@@ -132,13 +137,32 @@ export class OutcomeWriter {
         next: this.nextStep(claimed, plan, started.get(claimed.runId) ?? null),
       };
     }
+    // The run's status as written: a step that takes a buffered signal instead of parking keeps it
+    // RUNNING (woken at once, as a resume would).
+    let runStatus = change.status;
     switch (step.status) {
       case 'COMPLETED':
         await client.query(SQL.COMPLETE_STEP, [claimed.id, JSON.stringify(step.output)]);
         break;
-      case 'WAITING':
-        await client.query(SQL.PARK_STEP, [claimed.id, step.dueAt]);
+      case 'WAITING': {
+        // The count comes from the locked run row: a signal buffered before the lock was granted
+        // counts, and any later one finds the step parked and is delivered to it.
+        const taken =
+          step.takeBufferedSignal && run.buffered_signals > 0
+            ? await takeBufferedSignal(
+                client,
+                { ...base(claimed), id: claimed.id, stepName: claimed.stepName },
+                step.takeBufferedSignal,
+              )
+            : null;
+        if (taken) {
+          events.push(taken);
+          runStatus = 'RUNNING';
+        } else {
+          await client.query(SQL.PARK_STEP, [claimed.id, step.dueAt]);
+        }
         break;
+      }
       case 'PENDING':
         await client.query(SQL.RETRY_STEP, [claimed.id, step.attempt, step.delayMs, step.error]);
         if (step.delayMs === 0) await client.query(SQL.NOTIFY_STEP_READY);
@@ -168,7 +192,7 @@ export class OutcomeWriter {
       JSON.stringify(change.state),
       change.currentIndex,
       change.stepsExecuted,
-      change.status,
+      runStatus,
     ];
     if (change.status === 'COMPLETED' || change.status === 'FAILED') {
       const finished = await client.query<{ finished_at: Date; waits_parent: boolean }>(
@@ -181,6 +205,11 @@ export class OutcomeWriter {
       );
       // A child run's end wakes the parent's `workflow` step, in the same transaction.
       if (finished.rows[0].waits_parent) await client.query(SQL.WAKE_PARENTS, [[claimed.runId]]);
+      // Signals still buffered end with the run, recorded just before its terminal event.
+      if (run.buffered_signals > 0) {
+        const dropped = await dropBufferedSignals(client, claimed.runId, claimed.workspaceId);
+        if (dropped) events = beforeTerminalEvent(events, dropped);
+      }
       const at = finished.rows[0].finished_at.toISOString();
       await enqueueWebhookEvent(
         client,

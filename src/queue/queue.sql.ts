@@ -171,7 +171,7 @@ export const LOAD_DEFINITION_STEPS = `SELECT name, steps FROM workflow_definitio
  * two sides serialise on one row and never deadlock (the claim skips runs that are locked).
  */
 export const LOCK_RUN = `
-  SELECT id, workspace_id, definition_id, status, state, steps_executed
+  SELECT id, workspace_id, definition_id, status, state, steps_executed, buffered_signals
   FROM workflow_runs WHERE id = $1 FOR UPDATE`;
 
 /**
@@ -281,16 +281,17 @@ export const WAKE_PARENTS = `
 
 /**
  * The CTEs the two hot-path statements below share, over `input` (one row per step outcome, with at
- * least step_id, run_id and output): the runs locked (still RUNNING) in id order, then their steps
- * (still RUNNING under this worker's lease, $1) in id order, the order the API's transitions use too
- * (run first), so concurrent statements never deadlock. `owned` keeps the input rows that passed both
- * checks; the others write nothing, and their callers take the general path, which decides how to
- * discard the outcome. `done` completes the owned steps.
+ * least step_id, run_id and output): the runs locked (still RUNNING, and passing `runCondition`) in id
+ * order, then their steps (still RUNNING under this worker's lease, $1) in id order, the order the
+ * API's transitions use too (run first), so concurrent statements never deadlock. `owned` keeps the
+ * input rows that passed both checks; the others write nothing, and their callers take the general
+ * path, which decides how to discard (or otherwise record) the outcome. `done` completes the owned
+ * steps. A condition on the run row is re-checked on its newest version once its lock is granted.
  */
-const OWNED_STEPS = `
+const OWNED_STEPS = (runCondition = '') => `
   run AS (
     SELECT r.id FROM workflow_runs r
-    WHERE r.id IN (SELECT run_id FROM input) AND r.status = 'RUNNING'
+    WHERE r.id IN (SELECT run_id FROM input) AND r.status = 'RUNNING'${runCondition}
     ORDER BY r.id
     FOR UPDATE
   ), owned AS (
@@ -334,7 +335,7 @@ export const ADVANCE_RUNS = `
                          $9::varchar[], $10::varchar[], $11::varchar[], $12::jsonb[], $13::int[])
       AS i(step_id, run_id, workspace_id, output, next_id, next_index, next_name, next_type,
            next_status, state, steps_executed)
-  ), ${OWNED_STEPS}, next_step AS (
+  ), ${OWNED_STEPS()}, next_step AS (
     INSERT INTO step_runs (id, run_id, workspace_id, step_index, step_name, step_type, status, attempt,
                            due_at, locked_by, lock_expires_at, started_at)
     SELECT o.next_id, o.run_id, o.workspace_id, o.next_index, o.next_name, o.next_type, o.next_status, 1,
@@ -360,7 +361,9 @@ export const ADVANCE_RUNS = `
 /**
  * The hot path of runs whose last step completed, any number in one statement: the steps and runs
  * completed, the events recorded, and a workflow.completed delivery queued for each subscribed
- * webhook and announced. Each delivery's body is the one `webhookBody` built for the run ($10), into
+ * webhook and announced. A run that holds buffered signals is not owned here: the general path ends it,
+ * dropping them (DROP_RUN_SIGNALS) in the same transaction. Its counter is read from the locked run
+ * row, which the lock re-reads: a signal buffered while this statement waited for the lock counts. Each delivery's body is the one `webhookBody` built for the run ($10), into
  * which the statement sets what only the database knows: the output and completedAt (finished_at in
  * milliseconds). Returns one row per owned outcome.
  *
@@ -373,7 +376,7 @@ export const COMPLETE_RUNS = `
     SELECT * FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::jsonb[], $6::jsonb[], $7::int[],
                          $8::int[], $9::jsonb[])
       AS i(step_id, run_id, workspace_id, output, state, step_index, steps_executed, body)
-  ), ${OWNED_STEPS}, finished AS (
+  ), ${OWNED_STEPS(' AND r.buffered_signals = 0')}, finished AS (
     UPDATE workflow_runs r
     SET state = o.state, current_step_index = o.step_index, steps_executed = o.steps_executed,
         status = 'COMPLETED', output = o.state, error = NULL, updated_at = now(), finished_at = now()
@@ -646,6 +649,120 @@ export const RESUME_RUN = `
 export const WAKE_STEP = `
   WITH parked AS (SELECT $1::uuid AS id), ${WAKE_WITH_SIGNAL('parked', '$3', '$2')}
   SELECT pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified FROM woken_run`;
+
+/* ---- Signals (POST …/signals) and the buffer of signals that arrive early. ---- */
+
+/**
+ * Every statement below runs in a transaction that holds the run's row lock, taken first (as every
+ * transition does): a signal's acceptance, an external_event step's parking and a run's end serialise
+ * on that row, so that a signal is either delivered to a step already waiting, or buffered and taken
+ * by the next matching step that parks, or dropped when the run ends; never two of these, never none.
+ * A run's rows in `run_signals` change only under its lock, so `workflow_runs.buffered_signals` (the
+ * count of them) is kept by the same statements.
+ */
+
+/** Locks run $2 of workspace $1 for a signal: its status and how many signals it holds buffered. */
+export const LOCK_RUN_FOR_SIGNAL = `
+  SELECT id, status, buffered_signals FROM workflow_runs
+  WHERE workspace_id = $1 AND id = $2 FOR UPDATE`;
+
+/**
+ * Delivers a signal to the external_event step run $1 (WAITING, locked in the statement before) is
+ * parked on, when the step takes its type ($3; a step without signalType takes any), exactly as
+ * RESUME_RUN would: the step due now with the signal ($5) as its wake, the run RUNNING,
+ * SIGNAL_RECEIVED recorded (with the signal's id $6) and announced. A `wait` step is never woken here
+ * (resume ends a wait; a signal waits for an external_event step). No row when nothing took it.
+ *
+ * $1 run, $2 workspace, $3 signal type, $4 payload, $5 the signal as the step receives it, $6 its id.
+ */
+export const DELIVER_SIGNAL = `
+  WITH parked AS (
+    SELECT s.id, s.step_index, s.step_name FROM step_runs s
+    WHERE s.run_id = $1 AND s.status = 'WAITING' AND s.step_type = 'external_event'
+    ORDER BY s.seq DESC LIMIT 1
+    FOR UPDATE OF s
+  ), accepted AS (
+    SELECT p.* FROM parked p
+    JOIN workflow_runs r ON r.id = $1 AND r.status = 'WAITING'
+    JOIN workflow_definitions d ON d.id = r.definition_id
+    WHERE COALESCE(d.steps -> p.step_index ->> 'signalType', $3::text) = $3::text
+  ), ${WAKE_WITH_SIGNAL('accepted', '$5', '$1')}, events AS (
+    INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
+    SELECT $1, $2, a.id, 'SIGNAL_RECEIVED',
+           jsonb_build_object('signalType', $3::text, 'stepName', a.step_name, 'payload', $4::jsonb,
+                              'signalId', $6::uuid)
+    FROM accepted a
+  )
+  SELECT u.updated_at, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified,
+         pg_notify('${RUN_EVENTS_CHANNEL}', $1::text) IS NULL AS announced
+  FROM woken_run u`;
+
+/**
+ * Buffers signal $1 for run $2 (workspace $3): the row, the run's count, SIGNAL_BUFFERED (its id,
+ * type and payload size; the payload itself is recorded when a step takes it), announced.
+ *
+ * $4 type, $5 payload, $6 its UTF-8 bytes of JSON, $7 the preview a run's read lists.
+ */
+export const BUFFER_SIGNAL = `
+  WITH inserted AS (
+    INSERT INTO run_signals (id, run_id, workspace_id, signal_type, payload, payload_bytes,
+                             payload_preview)
+    VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)
+    RETURNING id, run_id, workspace_id, signal_type, payload_bytes, received_at
+  ), counted AS (
+    UPDATE workflow_runs SET buffered_signals = buffered_signals + 1 WHERE id = $2
+  ), events AS (
+    INSERT INTO run_events (run_id, workspace_id, step_run_id, event_type, payload)
+    SELECT i.run_id, i.workspace_id, NULL, 'SIGNAL_BUFFERED',
+           jsonb_build_object('signalId', i.id, 'signalType', i.signal_type,
+                              'payloadBytes', i.payload_bytes)
+    FROM inserted i
+  ), ${ANNOUNCE_RUN_EVENTS('inserted')}
+  SELECT received_at, (SELECT count(*) FROM announced) AS announced FROM inserted`;
+
+/**
+ * An external_event step run $1 of run $2 about to park takes the run's oldest buffered signal of
+ * type $3 (any type when null), in the transaction that records its outcome (holding the run's lock):
+ * the row deleted and the count lowered, the step due now with the signal as its wake (wake reason
+ * `signal`, the same columns RESUME_RUN sets, so that the step completes with the output a resume
+ * would give it), the executors woken. `receivedAt` is when the signal was accepted. Returns the signal
+ * taken, if any, for its SIGNAL_RECEIVED; with none, the caller parks the step (PARK_STEP).
+ */
+export const TAKE_BUFFERED_SIGNAL = `
+  WITH taken AS (
+    DELETE FROM run_signals
+    WHERE id = (SELECT id FROM run_signals
+                WHERE run_id = $2 AND ($3::text IS NULL OR signal_type = $3::text)
+                ORDER BY seq LIMIT 1)
+    RETURNING id, signal_type, payload,
+              to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS received_at
+  ), counted AS (
+    UPDATE workflow_runs SET buffered_signals = buffered_signals - 1
+    WHERE id = $2 AND EXISTS (SELECT 1 FROM taken)
+  ), woken AS (
+    UPDATE step_runs s
+    SET status = 'PENDING', due_at = now(), wake_reason = 'signal',
+        signal = jsonb_build_object('signalType', t.signal_type, 'payload', t.payload,
+                                    'receivedAt', t.received_at),
+        locked_by = NULL, lock_expires_at = NULL, record_failures = 0, record_error = NULL
+    FROM taken t WHERE s.id = $1
+  )
+  SELECT id, signal_type, payload, received_at,
+         pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified
+  FROM taken`;
+
+/**
+ * Drops every signal run $1 still holds buffered, oldest first, in the transaction that ends the run
+ * (completion, failure or cancel, holding its lock). The caller records them in SIGNALS_DROPPED.
+ */
+export const DROP_RUN_SIGNALS = `
+  WITH dropped AS (
+    DELETE FROM run_signals WHERE run_id = $1 RETURNING id, seq, signal_type
+  ), counted AS (
+    UPDATE workflow_runs SET buffered_signals = 0
+    WHERE id = $1 AND EXISTS (SELECT 1 FROM dropped)
+  )
+  SELECT id, signal_type FROM dropped ORDER BY seq`;
 
 /* ---- Child runs: the `workflow` step. ---- */
 

@@ -26,6 +26,8 @@ export const RUN_EVENT_TYPES = [
   'APPROVAL_VOTE_RECORDED',
   'APPROVAL_EXPIRED',
   'APPROVAL_ESCALATED',
+  'SIGNAL_BUFFERED',
+  'SIGNALS_DROPPED',
 ] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 

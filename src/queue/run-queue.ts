@@ -1,11 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { Database, type Queryable } from '../common/database';
+import { timeOrderedUuid } from '../common/ids';
 import { Metrics } from '../metrics/metrics';
 import { enqueueWebhookEvent } from './outbox';
 import type { ReceivedSignal } from './outcome-plan';
 import * as SQL from './queue.sql';
 import { insertEvents } from './run-events';
+import { dropBufferedSignals } from './run-signals';
 import type { RunStatus } from './statuses';
 
 /** A run as the API answers it (RUN_COLUMNS). */
@@ -34,6 +36,28 @@ export type TransitionResult =
   | { ok: false; reason: 'not-found' }
   | { ok: false; reason: 'bad-state'; status: RunStatus }
   | { ok: false; reason: 'signal-mismatch'; expected: string };
+
+/** A signal for POST …/signals, its payload already checked and serialised by the caller. */
+export interface IncomingSignal {
+  signalType: string;
+  /** Any JSON value. */
+  payload: unknown;
+  /** `payload` as JSON text. */
+  payloadJson: string;
+  /** UTF-8 bytes of `payloadJson`. */
+  payloadBytes: number;
+  /** What a run's read lists of the payload (the start of its JSON). */
+  payloadPreview: string;
+}
+
+/** How POST …/signals ended: delivered to a waiting step, buffered, or refused. */
+export type SignalResult =
+  | { ok: true; id: string; status: 'delivered' | 'buffered' }
+  | { ok: false; reason: 'not-found' }
+  | { ok: false; reason: 'terminal'; status: RunStatus }
+  | { ok: false; reason: 'full'; buffered: number };
+
+const TERMINAL: ReadonlySet<RunStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 /** What a step of a definition needs to be queued: its name and type. */
 export interface StepRef {
@@ -192,7 +216,10 @@ export class RunQueue {
     cancelled.push({ workspaceId, workflow, created_at });
     await client.query(SQL.CANCEL_STEPS, [id]);
     await client.query(SQL.CANCEL_MAP_ITEMS, [id]);
+    // Signals still buffered end with the run, recorded just before its terminal event.
+    const dropped = await dropBufferedSignals(client, id, workspaceId);
     await insertEvents(client, [
+      ...(dropped ? [dropped] : []),
       { runId: id, workspaceId, stepRunId: null, type: 'WORKFLOW_CANCELLED' },
     ]);
     await enqueueWebhookEvent(client, {
@@ -236,6 +263,61 @@ export class RunQueue {
       return { ok: false, reason: 'signal-mismatch', expected: row.expected };
     }
     return { ok: false, reason: 'bad-state', status: row.status };
+  }
+
+  /**
+   * A signal for a run that has not ended (README "Signals"), under the run's lock: delivered when the
+   * run is WAITING on an external_event step that takes its type (as `resume` would deliver it), else
+   * buffered for the next external_event step of its type, unless the run already holds `maxBuffered`
+   * signals. The lock orders it with the executor recording a step's parking and with the run's end,
+   * which take the buffered signals (queue.sql.ts, "Signals").
+   */
+  signal(
+    workspaceId: string,
+    id: string,
+    signal: IncomingSignal,
+    maxBuffered: number,
+  ): Promise<SignalResult> {
+    return this.db.transaction(async (client): Promise<SignalResult> => {
+      const run = (
+        await client.query<{ status: RunStatus; buffered_signals: number }>(
+          SQL.LOCK_RUN_FOR_SIGNAL,
+          [workspaceId, id],
+        )
+      ).rows[0];
+      if (!run) return { ok: false, reason: 'not-found' };
+      if (TERMINAL.has(run.status)) return { ok: false, reason: 'terminal', status: run.status };
+      const signalId = timeOrderedUuid();
+      if (run.status === 'WAITING') {
+        const received: ReceivedSignal = {
+          signalType: signal.signalType,
+          payload: signal.payload,
+          receivedAt: new Date().toISOString(),
+        };
+        const delivered = await client.query(SQL.DELIVER_SIGNAL, [
+          id,
+          workspaceId,
+          signal.signalType,
+          signal.payloadJson,
+          JSON.stringify(received),
+          signalId,
+        ]);
+        if (delivered.rowCount) return { ok: true, id: signalId, status: 'delivered' };
+      }
+      if (run.buffered_signals >= maxBuffered) {
+        return { ok: false, reason: 'full', buffered: run.buffered_signals };
+      }
+      await client.query(SQL.BUFFER_SIGNAL, [
+        signalId,
+        id,
+        workspaceId,
+        signal.signalType,
+        signal.payloadJson,
+        signal.payloadBytes,
+        signal.payloadPreview,
+      ]);
+      return { ok: true, id: signalId, status: 'buffered' };
+    });
   }
 
   /** FAILED -> RUNNING: the failed step runs again with fresh attempts; earlier outputs stay. */

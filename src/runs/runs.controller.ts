@@ -17,6 +17,7 @@ import {
   StepRunDto,
 } from './dto/run.dto';
 import { EVENT_ID, EVENT_ID_MESSAGE, EventStreamQueryDto } from './dto/event-stream.dto';
+import { RunDetailDto, SendSignalDto, SignalDto } from './dto/signal.dto';
 import { RunEventStreams } from './run-event-streams';
 import { RunsService } from './runs.service';
 import { SSE_RETRY_MS } from './sse';
@@ -89,13 +90,13 @@ export class RunsController {
 
   @Get(':id')
   @RequiresScope('runs:read')
-  @ApiOperation({ summary: 'Get one run, including currentStepIndex' })
-  @ApiEnvelope(RunDto)
+  @ApiOperation({ summary: 'Get one run, including currentStepIndex and its buffered signals' })
+  @ApiEnvelope(RunDetailDto)
   @ApiErrors(401, 404)
   get(
     @CurrentWorkspace() workspaceId: string,
     @IdParam('workflow run') id: string,
-  ): Promise<RunDto> {
+  ): Promise<RunDetailDto> {
     return this.runs.get(workspaceId, id);
   }
 
@@ -124,6 +125,28 @@ export class RunsController {
     @Body() dto: ResumeRunDto,
   ): Promise<RunTransitionDto> {
     return this.runs.resume(workspaceId, id, dto);
+  }
+
+  @Post(':id/signals')
+  @RequiresScope('runs:write')
+  @HttpCode(202)
+  @ApiOperation({
+    summary: 'Send a signal to a run that has not ended: delivered now, or buffered for later',
+    description:
+      'Delivered (as resume would deliver it) when the run is WAITING on an external_event step ' +
+      'that takes this signalType; otherwise buffered, and the next external_event step of that ' +
+      'type consumes the oldest buffered one as soon as it starts. 409 for a COMPLETED, FAILED or ' +
+      'CANCELLED run, and for a run already holding MAX_BUFFERED_SIGNALS_PER_RUN buffered signals. ' +
+      'Signals still buffered when the run ends are dropped (SIGNALS_DROPPED). README "Signals".',
+  })
+  @ApiEnvelope(SignalDto, 202)
+  @ApiErrors(...BODY_ERRORS, 401, 404, 409)
+  signal(
+    @CurrentWorkspace() workspaceId: string,
+    @IdParam('workflow run') id: string,
+    @Body() dto: SendSignalDto,
+  ): Promise<SignalDto> {
+    return this.runs.signal(workspaceId, id, dto);
   }
 
   @Post(':id/retry')

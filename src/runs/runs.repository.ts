@@ -138,6 +138,31 @@ export const RUN_STEPS = `
          completed_at
   FROM step_runs WHERE run_id = $1 AND workspace_id = $2 ORDER BY seq`;
 
+/** A buffered signal as a run's read lists it (run_signals; README "Signals"). */
+export interface BufferedSignalRow {
+  id: string;
+  signalType: string;
+  payloadBytes: number;
+  payloadPreview: string;
+  receivedAt: string;
+}
+
+/**
+ * A run of workspace $1 ($2) with its buffered signals as a JSON array, oldest first (the order steps
+ * consume them in): one scan of `run_signals_run_idx`, at most MAX_BUFFERED_SIGNALS_PER_RUN rows, and
+ * only their previews, never the payloads.
+ */
+export const RUN_DETAIL = `
+  SELECT ${RUN_COLUMNS_OF_R},
+         COALESCE((SELECT json_agg(json_build_object(
+                            'id', s.id, 'signalType', s.signal_type,
+                            'payloadBytes', s.payload_bytes, 'payloadPreview', s.payload_preview,
+                            'receivedAt', to_char(s.received_at AT TIME ZONE 'UTC',
+                                                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+                          ORDER BY s.seq)
+                   FROM run_signals s WHERE s.run_id = r.id), '[]'::json) AS buffered_signals
+  FROM workflow_runs r WHERE r.workspace_id = $1 AND r.id = $2`;
+
 /** Run reads: the list, one run, its events and its step runs. Transitions are the queue's (RunQueue). */
 @Injectable()
 export class RunsRepository {
@@ -157,10 +182,17 @@ export class RunsRepository {
     return { rows: rows.rows, total: Number(total.rows[0].total) };
   }
 
-  async get(workspaceId: string, id: string): Promise<RunRow | undefined> {
-    const res = await this.db.query<RunRow>({
-      name: 'runs_get',
-      text: `SELECT ${RUN_COLUMNS} FROM workflow_runs WHERE workspace_id = $1 AND id = $2`,
+  /**
+   * One run with its buffered signals (oldest first), read in one statement so that the two agree: a
+   * run read as ended never lists signals (they are dropped in the transaction that ends it).
+   */
+  async getDetail(
+    workspaceId: string,
+    id: string,
+  ): Promise<(RunRow & { buffered_signals: BufferedSignalRow[] }) | undefined> {
+    const res = await this.db.query<RunRow & { buffered_signals: BufferedSignalRow[] }>({
+      name: 'runs_get_detail',
+      text: RUN_DETAIL,
       values: [workspaceId, id],
     });
     return res.rows[0];

@@ -1,6 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Paginated } from '../common/envelope';
-import { ConflictError, NotFoundError, ValidationError } from '../common/errors';
+import {
+  ConflictError,
+  LimitExceededError,
+  NotFoundError,
+  ValidationError,
+} from '../common/errors';
 import { isUuid } from '../common/ids';
 import { jsonWithin } from '../common/limits';
 import { offsetOf, PageQueryDto } from '../common/pagination';
@@ -15,6 +20,8 @@ import {
   RunTransitionDto,
   StepRunDto,
 } from './dto/run.dto';
+import { RunDetailDto, SendSignalDto, SignalDto } from './dto/signal.dto';
+import { payloadPreview } from './signal-preview';
 import { traceparentForRun } from '../tracing/spans';
 import { RunQueue, type RunRow, type TransitionResult } from '../queue/run-queue';
 import { RunsRepository, type EventRow } from './runs.repository';
@@ -120,10 +127,10 @@ export class RunsService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<RunDto> {
-    const row = await this.runs.get(workspaceId, id);
+  async get(workspaceId: string, id: string): Promise<RunDetailDto> {
+    const row = await this.runs.getDetail(workspaceId, id);
     if (!row) throw new NotFoundError('workflow run');
-    return toRunDto(row, true);
+    return { ...toRunDto(row, true), bufferedSignals: row.buffered_signals };
   }
 
   async cancel(workspaceId: string, id: string): Promise<RunTransitionDto> {
@@ -138,6 +145,52 @@ export class RunsService {
     jsonWithin(dto.payload ?? {}, signalPayloadBytes, 'payload', 'MAX_SIGNAL_PAYLOAD_BYTES');
     const result = await this.queue.resume(workspaceId, id, dto.signalType, dto.payload ?? {});
     return this.answer(result, () => NOT_WAITING);
+  }
+
+  /**
+   * POST …/signals (README "Signals"): the payload checked against MAX_SIGNAL_PAYLOAD_BYTES (413)
+   * before anything is read, then delivered or buffered under the run's lock. A run that has ended is
+   * 409, and so is one already holding MAX_BUFFERED_SIGNALS_PER_RUN signals (with the limit in
+   * `details`, like the other count limits).
+   */
+  async signal(workspaceId: string, id: string, dto: SendSignalDto): Promise<SignalDto> {
+    const { signalPayloadBytes, bufferedSignalsPerRun } = this.config.limits;
+    const payload = dto.payload === undefined ? {} : dto.payload;
+    const payloadJson = jsonWithin(
+      payload,
+      signalPayloadBytes,
+      'payload',
+      'MAX_SIGNAL_PAYLOAD_BYTES',
+    );
+    const result = await this.queue.signal(
+      workspaceId,
+      id,
+      {
+        signalType: dto.signalType,
+        payload,
+        payloadJson,
+        payloadBytes: Buffer.byteLength(payloadJson, 'utf8'),
+        payloadPreview: payloadPreview(payloadJson),
+      },
+      bufferedSignalsPerRun,
+    );
+    if (result.ok) return { id: result.id, signalType: dto.signalType, status: result.status };
+    switch (result.reason) {
+      case 'not-found':
+        throw new NotFoundError('workflow run');
+      case 'terminal':
+        throw new ConflictError(
+          `run is ${result.status}; signals are accepted only until the run ends`,
+        );
+      case 'full':
+        throw new LimitExceededError(
+          409,
+          'body',
+          { name: 'MAX_BUFFERED_SIGNALS_PER_RUN', value: bufferedSignalsPerRun },
+          `the run already holds ${result.buffered} buffered signals, the most allowed ` +
+            '(MAX_BUFFERED_SIGNALS_PER_RUN); an external_event step of their type must consume one first',
+        );
+    }
   }
 
   async retry(workspaceId: string, id: string): Promise<RunTransitionDto> {

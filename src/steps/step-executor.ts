@@ -1,5 +1,10 @@
 import type { StepDefinition } from './step-definition';
-import type { ReceivedSignal, StepWrite, WakeReason } from '../queue/outcome-plan';
+import type {
+  BufferedSignalFilter,
+  ReceivedSignal,
+  StepWrite,
+  WakeReason,
+} from '../queue/outcome-plan';
 import type { RunEventType } from '../queue/run-events';
 
 export type { ReceivedSignal, StepTransaction, WakeReason } from '../queue/outcome-plan';
@@ -40,8 +45,18 @@ export type StepOutcome =
       statePatch?: Record<string, unknown>;
       effects?: StepEffects;
     }
-  /** The run goes WAITING until `dueAt` (a timer) or, when null, until a signal. */
-  | { kind: 'wait'; dueAt: Date | null; effects?: StepEffects }
+  /**
+   * The run goes WAITING until `dueAt` (a timer) or, when null, until a signal. With
+   * `takeBufferedSignal`, a signal buffered for the run (POST …/signals) that it matches ends the wait
+   * at once: the oldest one is taken under the run's lock when the wait is recorded, and the step is
+   * woken with it as a resume would (README "Signals").
+   */
+  | {
+      kind: 'wait';
+      dueAt: Date | null;
+      takeBufferedSignal?: BufferedSignalFilter;
+      effects?: StepEffects;
+    }
   /**
    * The run goes PAUSED until a human decision re-queues the step or, when `dueAt` is set (an
    * approval's timeout), until then: the step is executed again, woken by its timer.

@@ -7,13 +7,14 @@ import type {
   Envelope,
   Page,
   Run,
+  RunDetail,
   RunEvent,
 } from '../../client';
 
 export type Step = Record<string, unknown>;
 
-/** A run as the single-run read answers it (with currentStepIndex). */
-export type RunView = Run & { currentStepIndex: number };
+/** A run as the single-run read answers it (with currentStepIndex and its buffered signals). */
+export type RunView = RunDetail & { currentStepIndex: number };
 
 export type EventView = RunEvent;
 

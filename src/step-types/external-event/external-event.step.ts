@@ -3,8 +3,11 @@ import type { ExternalEventStep } from '../../steps/step-definition';
 import type { StepContext, StepExecutor, StepOutcome } from '../../steps/step-executor';
 
 /**
- * Parks the run WAITING for `resume` with the matching signal type (checked by the API). Past
- * `timeoutMs` (a due time in Postgres) the step fails.
+ * Parks the run WAITING for `resume` (or a signal, POST …/signals) with the matching signal type
+ * (checked by the API), unless a signal of that type was buffered for the run before: the oldest one
+ * then wakes the step at once, taken when the wait is recorded under the run's lock, so that a signal
+ * buffered while the step was parking is never missed (README "Signals"). Past `timeoutMs` (a due time
+ * in Postgres) the step fails.
  */
 @Injectable()
 export class ExternalEventStepExecutor implements StepExecutor {
@@ -24,6 +27,6 @@ export class ExternalEventStepExecutor implements StepExecutor {
       return { kind: 'fail', error: 'timed out waiting for signal', retryable: true };
     }
     const dueAt = step.timeoutMs !== undefined ? new Date(Date.now() + step.timeoutMs) : null;
-    return { kind: 'wait', dueAt };
+    return { kind: 'wait', dueAt, takeBufferedSignal: { signalType: step.signalType ?? null } };
   }
 }

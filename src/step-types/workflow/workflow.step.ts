@@ -32,7 +32,7 @@ export class WorkflowStepExecutor implements StepExecutor {
   async execute(ctx: StepContext): Promise<StepOutcome> {
     const step = ctx.step as WorkflowStep;
     if (ctx.wake === 'signal' && ctx.signal?.signalType === CHILD_RUN_FINISHED_SIGNAL) {
-      return this.childEnded(ctx, ctx.signal.payload as unknown as ChildEnd);
+      return this.childEnded(ctx, ctx.signal.payload as ChildEnd);
     }
     const resolved = await resolveChild(
       this.children,

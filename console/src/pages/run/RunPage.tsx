@@ -14,6 +14,7 @@ import { RunEventStream, type StreamState } from './event-stream';
 import { mergeEvents, statusAfterEvent } from './events';
 import { LlmCalls } from './LlmCalls';
 import { RunActions } from './RunActions';
+import { SignalsPanel } from './SignalsPanel';
 import { expectedSignalType, stateBefore, type DefinitionStepLike } from './run-rules';
 import { StepDrawer } from './StepDrawer';
 import { StepTimeline } from './StepTimeline';
@@ -49,8 +50,8 @@ async function loadAllEvents(id: string): Promise<RunEvent[]> {
 }
 
 /**
- * Run: the header (status, definition version, durations, cost) with cancel, resume and retry; the step
- * timeline and a step drawer; the event list, live through the run's event stream; the LLM calls. The
+ * Run: the header (status, definition version, durations, cost) with cancel, resume and retry; the
+ * buffered signals and a form to send one; the step timeline and a step drawer; the event list, live through the run's event stream; the LLM calls. The
  * selected step and the event filters live in the URL.
  */
 export function RunPage(props: { id?: string }) {
@@ -305,6 +306,18 @@ export function RunPage(props: { id?: string }) {
           {STREAM_TEXT[streamState]}
         </p>
       </header>
+
+      <SignalsPanel
+        runId={data.id}
+        status={shownStatus}
+        signals={data.bufferedSignals}
+        expectedSignal={expectedSignalType(definitionSteps, data.currentStepIndex)}
+        onChanged={(done) => {
+          refreshAll();
+          reloadEvents();
+          if (done) stream.current?.open();
+        }}
+      />
 
       <h2>Steps</h2>
       {steps.error !== undefined && <ErrorState error={steps.error} onRetry={steps.reload} />}

@@ -38,6 +38,8 @@ export const RUN_EVENT_TYPES = [
   'APPROVAL_VOTE_RECORDED',
   'APPROVAL_EXPIRED',
   'APPROVAL_ESCALATED',
+  'SIGNAL_BUFFERED',
+  'SIGNALS_DROPPED',
 ] as const;
 
 /** The events after which the run has nothing more to say (until a FAILED run is retried). */

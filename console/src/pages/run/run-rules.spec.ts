@@ -2,8 +2,11 @@ import {
   canCancel,
   canResume,
   canRetry,
+  canSignal,
   expectedSignalType,
   parseJsonObject,
+  parseJsonValue,
+  signalOutcome,
   signalTypeProblem,
   stateBefore,
 } from './run-rules';
@@ -22,6 +25,33 @@ describe('run actions', () => {
     expect(statuses.filter(canCancel)).toEqual(['PENDING', 'RUNNING', 'WAITING', 'PAUSED']);
     expect(statuses.filter(canResume)).toEqual(['WAITING']);
     expect(statuses.filter(canRetry)).toEqual(['FAILED']);
+    expect(statuses.filter(canSignal)).toEqual(['PENDING', 'RUNNING', 'WAITING', 'PAUSED']);
+  });
+
+  it('takes any JSON value as a signal payload, empty text as {}, and says what is not JSON', () => {
+    for (const [text, value] of [
+      ['{"amount": 12}', { amount: 12 }],
+      ['[1, "two"]', [1, 'two']],
+      ['"text"', 'text'],
+      ['3.5', 3.5],
+      ['false', false],
+      ['null', null],
+      [' ', {}],
+    ] as const) {
+      expect(parseJsonValue(text)).toEqual({ ok: true, value });
+    }
+    const broken = parseJsonValue('{"amount": ');
+    expect(broken.ok).toBe(false);
+    expect(!broken.ok && broken.message).toMatch(/^Not valid JSON: /);
+  });
+
+  it('says what became of a signal', () => {
+    expect(signalOutcome('delivered', 'paid')).toBe(
+      'The "paid" signal was delivered to the waiting step; the run goes on.',
+    );
+    expect(signalOutcome('buffered', 'paid')).toBe(
+      'The "paid" signal was buffered: the next external_event step of its type takes it.',
+    );
   });
 
   it('takes a JSON object as the resume payload, empty text as {}', () => {
@@ -52,6 +82,11 @@ describe('run actions', () => {
   it('wants a signal type', () => {
     expect(signalTypeProblem(' ')).toBeDefined();
     expect(signalTypeProblem('payment.received')).toBeUndefined();
+    // At most 100 characters, as the API counts them (a character outside the BMP is one).
+    expect(signalTypeProblem('😀'.repeat(100))).toBeUndefined();
+    expect(signalTypeProblem('a'.repeat(101))).toBe(
+      'A signal type has at most 100 characters (this one has 101).',
+    );
   });
 
   it('finds the signal type of the external event the run waits at', () => {

@@ -1,6 +1,6 @@
 /**
  * What the Run page offers and derives: which actions a status allows (README "Transitions"), the
- * resume form's checks, the signal type the waiting step expects, and the state a step run started
+ * resume and signal forms' checks, the signal type the waiting step expects, and the state a step run started
  * from. Pure, unit-tested in run-rules.spec.ts.
  */
 
@@ -21,6 +21,14 @@ export function canResume(status: string): boolean {
 
 export function canRetry(status: string): boolean {
   return status === 'FAILED';
+}
+
+/**
+ * A signal (POST …/signals, README "Signals") is taken until the run ends: delivered when the run
+ * waits for it, buffered otherwise. Finished runs answer 409.
+ */
+export function canSignal(status: string): boolean {
+  return CANCELLABLE.has(status);
 }
 
 export type JsonObjectResult =
@@ -46,10 +54,44 @@ export function parseJsonObject(text: string): JsonObjectResult {
   return { ok: true, value: value as Record<string, unknown> };
 }
 
-/** A signal type as the API takes it: a non-empty string (trimmed here, since spaces are a typo). */
+export type JsonValueResult = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * A signal's payload typed by the user: any JSON value (the API takes any), empty text being the
+ * empty object, as the API's default. The message says what is wrong, with the parser's position.
+ */
+export function parseJsonValue(text: string): JsonValueResult {
+  if (text.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return { ok: false, message: `Not valid JSON: ${detail}` };
+  }
+}
+
+/** The longest signal type the API takes (as an external_event step's signalType). */
+export const SIGNAL_TYPE_MAX_CHARS = 100;
+
+/**
+ * A signal type as the API takes it: 1-100 characters (trimmed here, since spaces are a typo),
+ * counted as characters (code points), as the API counts them.
+ */
 export function signalTypeProblem(signalType: string): string | undefined {
-  if (signalType.trim() === '') return 'Enter the signal type the run waits for.';
+  const trimmed = signalType.trim();
+  if (trimmed === '') return 'Enter the signal type the run waits for.';
+  const length = Array.from(trimmed).length;
+  if (length > SIGNAL_TYPE_MAX_CHARS) {
+    return `A signal type has at most ${SIGNAL_TYPE_MAX_CHARS} characters (this one has ${length}).`;
+  }
   return undefined;
+}
+
+/** What the page says once the API took a signal. */
+export function signalOutcome(status: 'delivered' | 'buffered', signalType: string): string {
+  return status === 'delivered'
+    ? `The "${signalType}" signal was delivered to the waiting step; the run goes on.`
+    : `The "${signalType}" signal was buffered: the next external_event step of its type takes it.`;
 }
 
 export interface DefinitionStepLike {

@@ -1,7 +1,6 @@
 import {
   ArrayMaxSize,
   ArrayMinSize,
-  ArrayUnique,
   IsArray,
   IsIn,
   IsInt,
@@ -13,7 +12,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
-import { Nested } from '../common/validation';
+import { Nested, UniqueItems } from '../common/validation';
 import { BaseStepDto, MAX_DUE_IN_MS } from '../steps/step-dtos';
 
 /** Assignees one list may name, and so the largest quorum. */
@@ -31,7 +30,7 @@ function Assignees(): PropertyDecorator {
     ArrayMaxSize(MAX_ASSIGNEES, {
       message: `$property must name at most ${MAX_ASSIGNEES} assignees`,
     }),
-    ArrayUnique({ message: '$property must not name an assignee twice' }),
+    UniqueItems({ message: '$property must not name an assignee twice' }),
     IsString({ each: true, message: '$property must hold strings' }),
     Length(1, 200, { each: true, message: 'each of $property must be 1-200 characters' }),
   ];

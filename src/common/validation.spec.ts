@@ -9,7 +9,13 @@ import {
   validateSync,
 } from 'class-validator';
 import { ValidationError } from './errors';
-import { AsGiven, createValidationPipe, flattenValidationErrors, Nested } from './validation';
+import {
+  AsGiven,
+  createValidationPipe,
+  flattenValidationErrors,
+  Nested,
+  UniqueItems,
+} from './validation';
 
 class RetryDto {
   @IsInt()
@@ -219,5 +225,27 @@ describe('closed schemas and open data', () => {
     const body = JSON.parse('{"name": "a", "__proto__": 1}') as Record<string, unknown>;
     await errorsOf(body);
     expect(Object.keys(body)).toEqual(['name', '__proto__']);
+  });
+});
+
+describe('UniqueItems', () => {
+  class TagsDto {
+    @UniqueItems({ message: 'tags must not contain duplicates' })
+    tags: unknown;
+  }
+  const problems = (tags: unknown): string[] =>
+    validateSync(Object.assign(new TagsDto(), { tags })).flatMap((e) =>
+      Object.values(e.constraints ?? {}),
+    );
+
+  it('refuses an array holding a value twice, strings or numbers', () => {
+    expect(problems(['a', 'b', 'a'])).toEqual(['tags must not contain duplicates']);
+    expect(problems([1, 2, 1])).toEqual(['tags must not contain duplicates']);
+  });
+
+  it('passes distinct values, a large array of them and values that are not arrays', () => {
+    expect(problems(['a', 'b', 1, '1'])).toEqual([]);
+    expect(problems(Array.from({ length: 100_000 }, (_, i) => `v${i}`))).toEqual([]);
+    expect(problems('a,a')).toEqual([]);
   });
 });

@@ -2,7 +2,6 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   ArrayMaxSize,
   ArrayNotEmpty,
-  ArrayUnique,
   IsArray,
   IsIn,
   IsOptional,
@@ -10,6 +9,7 @@ import {
   type ValidationArguments,
 } from 'class-validator';
 import { PageQueryDto } from '../../common/pagination';
+import { UniqueItems } from '../../common/validation';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../queue/outbox';
 import { MAX_WEBHOOK_URL_LENGTH, webhookUrlProblem } from '../webhook-url';
 
@@ -55,7 +55,7 @@ export class CreateWebhookDto {
   @ArrayMaxSize(WEBHOOK_EVENT_TYPES.length, {
     message: `events must contain at most ${WEBHOOK_EVENT_TYPES.length} event types`,
   })
-  @ArrayUnique({ message: 'events must not contain duplicates' })
+  @UniqueItems({ message: 'events must not contain duplicates' })
   @IsIn(WEBHOOK_EVENT_TYPES, {
     each: true,
     message: `each value in events must be one of ${EVENT_LIST}`,

@@ -8,8 +8,7 @@ export class PutBudgetDto {
   @ApiProperty({
     type: 'number',
     nullable: true,
-    minimum: 0,
-    exclusiveMinimum: true,
+    minimum: 0.000001,
     maximum: MAX_USD_AMOUNT,
     example: 25,
     description: `${LIMIT_RULE}; null removes the budget. Required.`,
@@ -23,8 +22,7 @@ export class BudgetDto {
   @ApiProperty({
     type: 'number',
     nullable: true,
-    minimum: 0,
-    exclusiveMinimum: true,
+    minimum: 0.000001,
     maximum: MAX_USD_AMOUNT,
     example: 25,
     description: "The workspace's LLM budget per calendar month (UTC); null when it has none",

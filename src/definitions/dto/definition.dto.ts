@@ -48,8 +48,7 @@ const STEP_SCHEMA: SchemaObject = {
 /** A run's budget (README "Budgets"): the definition's, beside each llm step's own. */
 const MAX_COST_USD = {
   type: 'number',
-  minimum: 0,
-  exclusiveMinimum: true,
+  minimum: 0.000001,
   maximum: MAX_USD_AMOUNT,
   description:
     "The most one run's own LLM calls may cost, in USD (a positive number with at most 6 decimal " +

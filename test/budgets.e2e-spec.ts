@@ -108,6 +108,16 @@ describe('LLM budgets', () => {
     return Number(rows[0].spent);
   }
 
+  /** The month's recorded cost as the check before each call reads it (budget_spend). */
+  async function monthRollup(workspaceId: string, periodStart: string): Promise<number | null> {
+    const rows = await t.sql<{ spent: string }>(
+      `SELECT spent_usd::text AS spent FROM budget_spend
+       WHERE workspace_id = $1 AND period_start = $2`,
+      [workspaceId, periodStart],
+    );
+    return rows.length === 0 ? null : Number(rows[0].spent);
+  }
+
   async function reservations(workspaceId: string) {
     return t.sql<{ step_run_id: string; amount: string }>(
       `SELECT step_run_id, amount_usd::text AS amount FROM budget_reservations
@@ -228,6 +238,35 @@ describe('LLM budgets', () => {
         'Workspace monthly LLM budget of 0.35 USD is used up (spent 0.300000 USD; this call may ' +
           'cost up to 0.100000 USD)',
       );
+    });
+
+    it('keeps counting exactly when recorded costs move out of the month after its first check', async () => {
+      const ws = await createWorkspaceWithKey(t.http);
+      await putBudget(ws.key, 0.35);
+      const definitionId = await createDefinition(t.http, ws.key, [llm('draft', 'm-month')]);
+      const { periodStart } = currentMonth();
+      const runs: string[] = [];
+      for (let i = 0; i < 3; i++)
+        runs.push((await runToEnd(ws.key, definitionId, 'COMPLETED')).runId);
+      await runToEnd(ws.key, definitionId, 'FAILED');
+      expect(await monthRollup(ws.workspace.id, periodStart)).toBe(0.3);
+
+      // One call moves to last month, one to the first millisecond of this one.
+      const lastMonth = new Date(Date.parse(periodStart) - 1);
+      await t.sql('UPDATE cost_records SET created_at = $1 WHERE run_id = $2', [
+        lastMonth,
+        runs[0],
+      ]);
+      await t.sql('UPDATE cost_records SET created_at = $1 WHERE run_id = $2', [
+        new Date(periodStart),
+        runs[1],
+      ]);
+      expect((await getBudget(ws.key)).spentUsd).toBe(0.2);
+      expect(await monthRollup(ws.workspace.id, periodStart)).toBe(0.2);
+      await runToEnd(ws.key, definitionId, 'COMPLETED');
+      await runToEnd(ws.key, definitionId, 'FAILED');
+      expect((await getBudget(ws.key)).spentUsd).toBe(0.3);
+      expect(await monthRollup(ws.workspace.id, periodStart)).toBe(0.3);
     });
   });
 
@@ -500,6 +539,7 @@ describe('LLM budgets', () => {
         [ws.workspace.id],
       );
       expect(spent).toEqual([{ within: true, exact: true }]);
+      expect(await monthRollup(ws.workspace.id, currentMonth().periodStart)).toBe(0.3);
       expect(await reservations(ws.workspace.id)).toEqual([]);
     });
 
@@ -627,6 +667,30 @@ describe('LLM budgets', () => {
         await waitForRun(t.http, ws.key, runId, 'COMPLETED');
         expect(await reservations(ws.workspace.id)).toEqual([]);
       }
+    });
+
+    it('count their calls in flight once a budget is set: the month stays exact', async () => {
+      const ws = await createWorkspaceWithKey(t.http);
+      const definitionId = await createDefinition(t.http, ws.key, [llm('draft', 'm-held')]);
+      let release!: () => void;
+      openai.script('m-held', { ...CALL, until: new Promise<void>((r) => (release = r)) });
+      const before = openai.requestsFor('m-held').length;
+      const early = await startRun(t.http, ws.key, definitionId);
+      await waitFor('the call to reach the provider', () =>
+        openai.requestsFor('m-held').length > before ? true : undefined,
+      );
+      // The budget comes while that call, started without one, is in flight; the next call seeds
+      // the month's figure before the early call's cost is recorded.
+      await putBudget(ws.key, 0.25);
+      openai.script('m-held', CALL);
+      await runToEnd(ws.key, definitionId, 'COMPLETED');
+      const { periodStart } = currentMonth();
+      expect(await monthRollup(ws.workspace.id, periodStart)).toBe(0.1);
+      release();
+      await waitForRun(t.http, ws.key, early, 'COMPLETED');
+      expect(await monthRollup(ws.workspace.id, periodStart)).toBe(0.2);
+      expect((await getBudget(ws.key)).spentUsd).toBe(0.2);
+      await runToEnd(ws.key, definitionId, 'FAILED');
     });
 
     it("run as before, whatever other workspaces' budgets", async () => {

@@ -69,20 +69,23 @@ export type ReservationResult =
  * - `live`: the workspace's reservations that still count: their step run is RUNNING under the lease
  *   of the worker that wrote them (one of a process that died stops counting when its lease expires,
  *   one of a cancelled run at once). `stale` deletes the others.
- * - `figures`: per budget that applies, the spent (recorded costs: the workspace's in the month, the
- *   run's, the run's on this step) and the reserved (live reservations but this execution's own, whose
- *   amount is replaced by $7).
+ * - `figures`: per budget that applies, the spent and the reserved (live reservations but this
+ *   execution's own, whose amount is replaced by $7). The workspace's spent in the month is its
+ *   `budget_spend` row (kept equal to the sum of the month's records by a trigger); without one
+ *   (`unseeded`) nothing is decided or written, and the caller seeds it (SEED_SPEND) and asks again.
+ *   The run's and the step's are summed from the run's records (cost_records_run_idx).
  * - the first budget (workspace, run, step) that spent + reserved + $7 would pass is `exceeded`; the
  *   reservation is written (or its amount replaced) only when none is, or when $12 forces it.
  *
  * A reservation is deleted in the transaction that records the step's outcome and its cost records
- * (RELEASE_RESERVATION), so a cost moves from reserved to spent atomically: the sum read here never
- * misses a call in flight, and two steps racing for the last cents serialise on the lock.
+ * (RELEASE_RESERVATION), whose commit also adds them to `budget_spend`: a cost moves from reserved to
+ * spent atomically, so the sums read here never miss a call in flight, and two steps racing for the
+ * last cents serialise on the lock.
  *
  * $1 workspace, $2 run, $3 step name, $4 reservation id, $5 step run, $6 worker, $7 amount,
- * $8 period start, $9 next period start, $10 run limit, $11 step limit, $12 force, $13 request.
+ * $8 period start, $9 run limit, $10 step limit, $11 force, $12 request.
  */
-const RESERVE = `
+export const RESERVE = `
   WITH live AS (
     SELECT r.id, r.run_id, r.step_name, r.amount_usd
     FROM budget_reservations r
@@ -98,51 +101,66 @@ const RESERVE = `
   ), figures AS (
     SELECT
       (SELECT monthly_limit_usd FROM budget) AS ws_limit,
-      CASE WHEN EXISTS (SELECT 1 FROM budget) THEN
-        (SELECT COALESCE(sum(c.cost_usd), 0) FROM cost_records c
-         WHERE c.workspace_id = $1 AND c.created_at >= $8 AND c.created_at < $9)
-      END AS ws_spent,
+      (SELECT spent_usd FROM budget_spend WHERE workspace_id = $1 AND period_start = $8)
+        AS ws_spent,
       (SELECT COALESCE(sum(amount_usd), 0) FROM live) AS ws_reserved,
-      CASE WHEN $10::numeric IS NOT NULL THEN
+      CASE WHEN $9::numeric IS NOT NULL THEN
         (SELECT COALESCE(sum(c.cost_usd), 0) FROM cost_records c
          WHERE c.workspace_id = $1 AND c.run_id = $2)
       END AS run_spent,
       (SELECT COALESCE(sum(amount_usd), 0) FROM live WHERE run_id = $2) AS run_reserved,
-      CASE WHEN $11::numeric IS NOT NULL THEN
+      CASE WHEN $10::numeric IS NOT NULL THEN
         (SELECT COALESCE(sum(c.cost_usd), 0) FROM cost_records c
          WHERE c.workspace_id = $1 AND c.run_id = $2 AND c.step_name = $3)
       END AS step_spent,
       (SELECT COALESCE(sum(amount_usd), 0) FROM live WHERE run_id = $2 AND step_name = $3)
         AS step_reserved
   ), verdict AS (
-    SELECT f.*,
+    SELECT f.*, f.ws_limit IS NOT NULL AND f.ws_spent IS NULL AS unseeded,
       CASE
+        WHEN f.ws_limit IS NOT NULL AND f.ws_spent IS NULL THEN NULL
         WHEN f.ws_limit IS NOT NULL AND f.ws_spent + f.ws_reserved + $7::numeric > f.ws_limit
           THEN 'workspace'
-        WHEN $10::numeric IS NOT NULL AND f.run_spent + f.run_reserved + $7::numeric > $10::numeric
+        WHEN $9::numeric IS NOT NULL AND f.run_spent + f.run_reserved + $7::numeric > $9::numeric
           THEN 'run'
-        WHEN $11::numeric IS NOT NULL AND f.step_spent + f.step_reserved + $7::numeric > $11::numeric
+        WHEN $10::numeric IS NOT NULL AND f.step_spent + f.step_reserved + $7::numeric > $10::numeric
           THEN 'step'
       END AS exceeded
     FROM figures f
   ), reserved AS (
     INSERT INTO budget_reservations (id, workspace_id, run_id, step_run_id, step_name, worker_id,
                                      amount_usd)
-    SELECT $4, $1, $2, $5, $3, $6, $7::numeric FROM verdict WHERE exceeded IS NULL OR $12::boolean
+    SELECT $4, $1, $2, $5, $3, $6, $7::numeric FROM verdict
+    WHERE NOT unseeded AND (exceeded IS NULL OR $11::boolean)
     ON CONFLICT (id) DO UPDATE SET amount_usd = EXCLUDED.amount_usd
     RETURNING id
   )
-  SELECT v.exceeded,
-         CASE v.exceeded WHEN 'workspace' THEN v.ws_limit WHEN 'run' THEN $10::numeric
-                         WHEN 'step' THEN $11::numeric END::text AS limit_usd,
+  SELECT v.unseeded, v.exceeded,
+         CASE v.exceeded WHEN 'workspace' THEN v.ws_limit WHEN 'run' THEN $9::numeric
+                         WHEN 'step' THEN $10::numeric END::text AS limit_usd,
          CASE v.exceeded WHEN 'workspace' THEN v.ws_spent WHEN 'run' THEN v.run_spent
                          WHEN 'step' THEN v.step_spent END::text AS spent_usd,
          (CASE v.exceeded WHEN 'workspace' THEN v.ws_reserved WHEN 'run' THEN v.run_reserved
                           WHEN 'step' THEN v.step_reserved END
-          + $7::numeric - $13::numeric)::text AS reserved_usd,
+          + $7::numeric - $12::numeric)::text AS reserved_usd,
          (SELECT count(*) FROM reserved)::int AS written,
          (SELECT count(*) FROM stale)::int AS stale
   FROM verdict v`;
+
+/**
+ * The workspace's `budget_spend` row of the month starting $2 (next month $3): the exact sum of its
+ * records, written under the advisory lock after the workspace row's FOR UPDATE has let every
+ * transaction inserting records commit; later ones add theirs through the trigger. Rows of earlier
+ * months go: no check reads them again.
+ */
+const SEED_SPEND = `
+  WITH old AS (
+    DELETE FROM budget_spend WHERE workspace_id = $1 AND period_start < $2
+  )
+  INSERT INTO budget_spend (workspace_id, period_start, spent_usd)
+  SELECT $1, $2, COALESCE(sum(cost_usd), 0) FROM cost_records
+  WHERE workspace_id = $1 AND created_at >= $2 AND created_at < $3
+  ON CONFLICT (workspace_id, period_start) DO UPDATE SET spent_usd = EXCLUDED.spent_usd`;
 
 /**
  * Removes a step execution's reservation, in the transaction that records its outcome (and its cost
@@ -177,6 +195,8 @@ export class BudgetsRepository {
     await this.db.transaction(async (client) => {
       if (limitUsd === null) {
         await client.query('DELETE FROM workspace_budgets WHERE workspace_id = $1', [workspaceId]);
+        // Without a row the trigger on cost_records locks nothing for this workspace any more.
+        await client.query('DELETE FROM budget_spend WHERE workspace_id = $1', [workspaceId]);
       } else {
         await client.query(
           `INSERT INTO workspace_budgets (workspace_id, monthly_limit_usd) VALUES ($1, $2)
@@ -213,28 +233,15 @@ export class BudgetsRepository {
       await client.query(
         `BEGIN; SELECT pg_advisory_xact_lock(${RESERVATION_LOCK_CLASS}, ${workspaceLockKey(r.workspaceId)})`,
       );
-      const res = await client.query<{
-        exceeded: BudgetKind | null;
-        limit_usd: string | null;
-        spent_usd: string | null;
-        reserved_usd: string | null;
-      }>(RESERVE, [
-        r.workspaceId,
-        r.runId,
-        r.stepName,
-        r.reservationId,
-        r.stepRunId,
-        r.workerId,
-        r.amountUsd,
-        r.period.start,
-        r.period.next,
-        r.runLimitUsd,
-        r.stepLimitUsd,
-        r.force,
-        r.requestUsd,
-      ]);
+      let row = await this.check(client, r);
+      if (row.unseeded) {
+        // The month's first check: wait for the transactions still inserting this workspace's cost
+        // records (their foreign key holds a KEY SHARE lock on its row), then sum the month.
+        await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [r.workspaceId]);
+        await client.query(SEED_SPEND, [r.workspaceId, r.period.start, r.period.next]);
+        row = await this.check(client, r);
+      }
       await client.query('COMMIT');
-      const row = res.rows[0];
       if (row.exceeded === null || r.force) return { ok: true };
       return {
         ok: false,
@@ -248,6 +255,30 @@ export class BudgetsRepository {
       client.removeListener('error', ignoreLentClientError);
       client.release();
     }
+  }
+
+  private async check(client: PoolClient, r: ReservationRequest) {
+    const res = await client.query<{
+      unseeded: boolean;
+      exceeded: BudgetKind | null;
+      limit_usd: string | null;
+      spent_usd: string | null;
+      reserved_usd: string | null;
+    }>(RESERVE, [
+      r.workspaceId,
+      r.runId,
+      r.stepName,
+      r.reservationId,
+      r.stepRunId,
+      r.workerId,
+      r.amountUsd,
+      r.period.start,
+      r.runLimitUsd,
+      r.stepLimitUsd,
+      r.force,
+      r.requestUsd,
+    ]);
+    return res.rows[0];
   }
 
   /** Deletes a reservation in the caller's transaction (the step's outcome). */

@@ -5,7 +5,8 @@ import type { ApprovalRow, ApprovalsRepository } from './approvals.repository';
 /**
  * An approval request made by a step other than `approval` (an llm step over its budget), in the
  * transaction that pauses the run: the request, APPROVAL_REQUESTED and the approval.requested webhook,
- * as the approval step makes them. A decision wakes the step with the APPROVAL_SIGNAL signal.
+ * as the approval step makes them for a step without a policy (no assignees, one decision, no
+ * timeout). A decision wakes the step with the APPROVAL_SIGNAL signal.
  */
 export async function requestApproval(
   approvals: ApprovalsRepository,
@@ -22,6 +23,10 @@ export async function requestApproval(
     runId: tx.runId,
     stepRunId: tx.stepRunId,
     ...r,
+    assignees: [],
+    requiredApprovals: 1,
+    expiresAt: null,
+    onTimeout: null,
   });
   tx.event('APPROVAL_REQUESTED', {
     stepName: r.stepName,

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Put } from '@nestjs/common';
 import { ApiOperation, ApiSecurity, ApiTags } from '@nestjs/swagger';
-import { CurrentWorkspace } from '../common/auth';
+import { CurrentWorkspace, RequiresScope } from '../common/auth';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
 import { BudgetsService } from './budgets.service';
 import { BudgetDto, PutBudgetDto } from './dto/budget.dto';
@@ -13,6 +13,7 @@ export class BudgetsController {
   constructor(private readonly budgets: BudgetsService) {}
 
   @Get()
+  @RequiresScope('costs:read')
   @ApiOperation({
     summary: "The workspace's monthly LLM budget and what the current month has spent",
     description:
@@ -27,6 +28,7 @@ export class BudgetsController {
   }
 
   @Put()
+  @RequiresScope('keys:write')
   @ApiOperation({
     summary: "Sets the workspace's monthly LLM budget, or removes it with null",
     description:

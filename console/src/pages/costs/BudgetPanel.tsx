@@ -4,8 +4,8 @@ import { ConfirmDialog } from '../../components/ConfirmDialog';
 import { ErrorState, Loading } from '../../components/states';
 import { formatUsd } from '../../format';
 import { useAsync } from '../../hooks';
-import { useSession } from '../../session';
-import { budgetUse, mayEditBudget, monthLabel, parseLimit } from './budget';
+import { useCan } from '../../session';
+import { budgetUse, monthLabel, parseLimit } from './budget';
 
 type Budget = { monthlyLimitUsd: number | null; spentUsd: number; periodStart: string };
 
@@ -14,9 +14,9 @@ type Budget = { monthlyLimitUsd: number | null; spentUsd: number; periodStart: s
  * (for a key that may change it) a form to set, change or remove it.
  */
 export function BudgetPanel() {
-  const session = useSession();
   const budget = useAsync(() => unwrap(api.GET('/v1/workspaces/current/budget')), []);
-  const editable = mayEditBudget(session);
+  // The service checks it too (403); a key that may not change the budget is offered no form.
+  const editable = useCan('keys:write');
 
   return (
     <section class="panel budget-panel" aria-labelledby="budget-title">
@@ -32,7 +32,7 @@ export function BudgetPanel() {
             <BudgetForm budget={budget.data} onSaved={budget.reload} />
           ) : (
             <p class="muted">
-              The key of this session may not change the budget (it needs the keys:write scope).
+              This key may read the budget but not change it (that needs the keys:write scope).
             </p>
           )}
         </>

@@ -8,7 +8,11 @@ import {
   seriousViolations,
   signIn,
 } from '../../../../test/support/browser';
-import { createWorkspaceWithKey, type WorkspaceWithKey } from '../../../../test/support/factories';
+import {
+  createScopedKey,
+  createWorkspaceWithKey,
+  type WorkspaceWithKey,
+} from '../../../../test/support/factories';
 import {
   fakeLlmEnv,
   startFakeAnthropic,
@@ -118,6 +122,25 @@ describe('console Costs page, monthly budget (browser)', () => {
     await panel.getByText('Budget removed.').waitFor();
     await panel.locator('[data-budget="none"]').waitFor();
     expect((await apiBudget()).monthlyLimitUsd).toBeNull();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a key without keys:write the figures and no form', async () => {
+    await t.http
+      .put('/v1/workspaces/current/budget')
+      .set('x-api-key', ws.key)
+      .send({ monthlyLimitUsd: 2 });
+    const reader = await createScopedKey(t.http, ws.key, ['costs:read']);
+    const { page, context, problems } = await openConsole(browser, t.baseUrl);
+    await signIn(page, reader.key, 'Ada', '/console/costs');
+    const panel = page.getByRole('region', { name: 'Monthly LLM budget' });
+    await panel.locator('[data-budget="limit"]').waitFor();
+    expect(await panel.locator('[data-budget="limit"]').innerText()).toBe(formatUsd(2));
+    await panel.getByText('This key may read the budget but not change it').waitFor();
+    expect(await panel.getByLabel('Monthly limit (USD)').count()).toBe(0);
+    expect(await panel.getByRole('button').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,4 +1,4 @@
-import { budgetUse, mayEditBudget, monthLabel, parseLimit } from './budget';
+import { budgetUse, monthLabel, parseLimit } from './budget';
 
 describe('parseLimit', () => {
   it.each<[string, number]>([
@@ -38,13 +38,5 @@ describe('budgetUse', () => {
 describe('monthLabel', () => {
   it('names the UTC month', () => {
     expect(monthLabel('2026-11-01T00:00:00.000Z')).toBe('November 2026');
-  });
-});
-
-describe('mayEditBudget', () => {
-  it('lets a session without a scope list edit, and one with scopes only with keys:write', () => {
-    expect(mayEditBudget({ keyId: 'k' })).toBe(true);
-    expect(mayEditBudget({ scopes: ['costs:read', 'keys:write'] })).toBe(true);
-    expect(mayEditBudget({ scopes: ['costs:read'] })).toBe(false);
   });
 });

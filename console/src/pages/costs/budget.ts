@@ -1,7 +1,7 @@
 /**
  * The Costs page's budget rules: reading the limit a user typed (the service applies the same rules
- * and answers 400 otherwise), how much of the month's budget is used, and whether the session may
- * change it. Pure, unit-tested in budget.spec.ts.
+ * and answers 400 otherwise) and how much of the month's budget is used. Pure, unit-tested in
+ * budget.spec.ts.
  */
 
 /** The largest monthly limit the service accepts (MAX_USD_AMOUNT). */
@@ -53,14 +53,4 @@ export function monthLabel(periodStart: string): string {
   const date = new Date(periodStart);
   if (Number.isNaN(date.getTime())) return periodStart;
   return date.toLocaleString('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
-}
-
-/**
- * Whether the session may change the budget: false only when the session lists the key's scopes and
- * `keys:write` (the scope of PUT /v1/workspaces/current/budget) is not among them. Without a scope
- * list, every key may; the service has the last word either way (403 is shown as an error).
- */
-export function mayEditBudget(session: object): boolean {
-  const scopes = (session as { scopes?: unknown }).scopes;
-  return !Array.isArray(scopes) || scopes.includes('keys:write');
 }

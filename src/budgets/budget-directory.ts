@@ -13,26 +13,84 @@ import { BUDGET_CHANGED_CHANNEL, BudgetsRepository } from './budgets.repository'
 const RETRY_LOAD_MS = 5000;
 
 /**
+ * The set the directory keeps, as a state machine without I/O (unit-tested in
+ * budget-directory.spec.ts). Notifications are `set:<workspace id>` and `clear:<workspace id>`, in
+ * commit order; those that arrive while a load is under way are held and applied after it, newest
+ * last, so that neither the load's snapshot nor a change committed after it is lost. Until a load
+ * has finished since the connection was last lost, every workspace may have a budget.
+ */
+export class BudgetedWorkspaces {
+  private budgeted = new Set<string>();
+  private ready = false;
+  private held: string[] | undefined;
+  private generation = 0;
+
+  /** A load starts; the token it finishes (or fails) with. */
+  beginLoad(): number {
+    this.held = [];
+    return ++this.generation;
+  }
+
+  /** The load of `token` read `ids`; ignored when a later load started or the connection was lost. */
+  finishLoad(token: number, ids: readonly string[]): void {
+    if (token !== this.generation) return;
+    this.budgeted = new Set(ids);
+    for (const payload of this.held ?? []) this.apply(payload);
+    this.held = undefined;
+    this.ready = true;
+  }
+
+  failLoad(token: number): void {
+    if (token !== this.generation) return;
+    this.held = undefined;
+    this.ready = false;
+  }
+
+  /** The LISTEN connection dropped: notifications may be missed until the next load. */
+  lost(): void {
+    this.generation++;
+    this.held = undefined;
+    this.ready = false;
+  }
+
+  notify(payload: string): void {
+    if (this.held) this.held.push(payload);
+    else this.apply(payload);
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** False only when the workspace is known to have no budget. */
+  mayHaveBudget(workspaceId: string): boolean {
+    return !this.ready || this.budgeted.has(workspaceId);
+  }
+
+  private apply(payload: string): void {
+    const [action, workspaceId] = payload.split(':');
+    if (!workspaceId) return;
+    if (action === 'set') this.budgeted.add(workspaceId);
+    else if (action === 'clear') this.budgeted.delete(workspaceId);
+  }
+}
+
+/**
  * Which workspaces have a monthly budget, kept in the memory of every process that executes steps, so
  * that an LLM call of a workspace without one (most of them) costs no database round trip and no lock
  * (README "Budgets").
  *
  * Loaded at start-up after LISTEN on BUDGET_CHANGED_CHANNEL is in place, then kept by the
- * notifications that PUT /v1/workspaces/current/budget sends in its transaction, applied in commit
- * order (those that arrive during a load are applied after it, so none is lost and the newest wins).
+ * notifications that PUT /v1/workspaces/current/budget sends in its transaction (BudgetedWorkspaces).
  * While the LISTEN connection is down, and until the load after it is back, every workspace counts
  * as one that may have a budget: the LLM step then asks the database, which is always right.
  */
 @Injectable()
 export class BudgetDirectory implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(BudgetDirectory.name);
+  private readonly set = new BudgetedWorkspaces();
   private listener?: PgListener;
-  private budgeted = new Set<string>();
-  private ready = false;
-  /** Notifications received while a load is under way, applied after it. */
-  private pending: string[] | undefined;
-  private loads = 0;
-  /** Whether the LISTEN connection is up: loads only count then. */
+  /** Whether the LISTEN connection is up: a failed load is retried only then. */
   private listening = false;
   private retry?: NodeJS.Timeout;
 
@@ -47,15 +105,16 @@ export class BudgetDirectory implements OnApplicationBootstrap, OnApplicationShu
     this.listener = new PgListener({
       url: this.config.databaseUrl,
       channels: [BUDGET_CHANGED_CHANNEL],
-      onNotify: (_channel, payload) => this.onNotify(payload),
+      onNotify: (_channel, payload) => {
+        if (payload) this.set.notify(payload);
+      },
       onReconnect: () => {
         this.listening = true;
         void this.load();
       },
       onLost: () => {
         this.listening = false;
-        this.ready = false;
-        this.loads++; // a load under way no longer counts
+        this.set.lost();
       },
       logger: this.logger,
       label: 'budget directory',
@@ -63,7 +122,7 @@ export class BudgetDirectory implements OnApplicationBootstrap, OnApplicationShu
     try {
       await this.listener.start();
     } catch (err) {
-      // Not ready: every workspace takes the database path until a later load succeeds.
+      // Not ready: every workspace takes the database path.
       this.logger.warn(
         { err },
         'budget directory could not listen; checking budgets in the database',
@@ -74,7 +133,7 @@ export class BudgetDirectory implements OnApplicationBootstrap, OnApplicationShu
     await this.load();
     // A load that failed (the database away for a moment) is tried again.
     this.retry = setInterval(() => {
-      if (this.listening && !this.ready) void this.load();
+      if (this.listening && !this.set.isReady) void this.load();
     }, RETRY_LOAD_MS);
     this.retry.unref();
   }
@@ -86,39 +145,19 @@ export class BudgetDirectory implements OnApplicationBootstrap, OnApplicationShu
 
   /** False only when the workspace is known to have no budget. */
   mayHaveBudget(workspaceId: string): boolean {
-    return !this.ready || this.budgeted.has(workspaceId);
-  }
-
-  private onNotify(payload: string | undefined): void {
-    if (!payload) return;
-    if (this.pending) this.pending.push(payload);
-    else this.apply(payload);
-  }
-
-  private apply(payload: string): void {
-    const [action, workspaceId] = payload.split(':');
-    if (!workspaceId) return;
-    if (action === 'set') this.budgeted.add(workspaceId);
-    else if (action === 'clear') this.budgeted.delete(workspaceId);
+    return this.set.mayHaveBudget(workspaceId);
   }
 
   private async load(): Promise<void> {
-    const load = ++this.loads;
-    this.pending = [];
+    const token = this.set.beginLoad();
     try {
-      const ids = await this.budgets.workspacesWithBudget();
-      if (load !== this.loads || !this.listening) return;
-      this.budgeted = new Set(ids);
-      for (const payload of this.pending) this.apply(payload);
-      this.ready = true;
+      this.set.finishLoad(token, await this.budgets.workspacesWithBudget());
     } catch (err) {
-      if (load === this.loads) this.ready = false;
+      this.set.failLoad(token);
       this.logger.warn(
         { err },
         'loading the workspaces with a budget failed; checking in the database',
       );
-    } finally {
-      if (load === this.loads) this.pending = undefined;
     }
   }
 }

@@ -17,9 +17,10 @@ const RESERVATION_LOCK_CLASS = 727_002;
 
 /** 32 bits of a workspace id (its last 8 hex digits: random in v4 and v7 ids) as a signed int. */
 export function workspaceLockKey(workspaceId: string): number {
-  const hex = workspaceId.replace(/-/g, '').slice(-8);
-  if (!/^[0-9a-f]{8}$/i.test(hex)) throw new RangeError(`not a uuid: ${workspaceId}`);
-  return parseInt(hex, 16) | 0;
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(workspaceId)) {
+    throw new RangeError(`not a uuid: ${workspaceId}`);
+  }
+  return parseInt(workspaceId.slice(-8), 16) | 0;
 }
 
 export interface WorkspaceBudgetRow {

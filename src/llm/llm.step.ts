@@ -92,6 +92,12 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  *
  * Timeouts: `timeoutMs` bounds each call (60 s when unset), so a primary model that times out still
  * leaves its fallbacks their full time. The executor does not apply a whole-step timer to llm steps.
+ *
+ * Budgets (README "Budgets"): when the workspace has a monthly budget or the definition or the step a
+ * maxCostUsd, every provider request (each model, each tool round trip) is reserved first at its worst
+ * case (BudgetGate); one a budget cannot cover does not start: BUDGET_EXCEEDED, then the step fails
+ * without retries, or pauses on an approval request (onBudgetExceeded "approval") whose decision wakes
+ * it again.
  */
 @Injectable()
 export class LlmStepExecutor implements StepExecutor {

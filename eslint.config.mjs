@@ -20,7 +20,9 @@ const LAYERS = [
   ['sessions'],
   // schedules sits above runs: "trigger now" starts a run through RunsService and answers its RunDto.
   ['step-types', 'console', 'schedules'],
-  ['approvals', 'llm', 'runs', 'webhooks', 'rate-limit', 'executor'],
+  // llm sits above approvals and budgets: an LLM step over its budget may pause on an approval request.
+  ['llm'],
+  ['approvals', 'budgets', 'runs', 'webhooks', 'rate-limit', 'executor'],
   ['costs', 'definitions', 'api-keys', 'health', 'workspaces', 'handlers'],
   ['expressions'],
   ['steps'],

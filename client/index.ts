@@ -50,6 +50,9 @@ export type CostSeriesPoint = Schemas['CostSeriesPointDto'];
 export type CostByDefinition = Schemas['CostByDefinitionDto'];
 export type DefinitionCost = Schemas['DefinitionCostDto'];
 export type ApprovalCount = Schemas['ApprovalCountDto'];
+/** The workspace's monthly LLM budget (GET/PUT /v1/workspaces/current/budget). */
+export type Budget = Schemas['BudgetDto'];
+export type PutBudgetRequest = Schemas['PutBudgetDto'];
 /** The console session (POST/GET /v1/console/session). */
 export type Session = Schemas['SessionDto'];
 export type SignInRequest = Schemas['SignInDto'];

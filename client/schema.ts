@@ -597,6 +597,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/workspaces/current/budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's monthly LLM budget and what the current month has spent
+         * @description The calendar month is UTC. spentUsd sums the cost records of the month (exact decimals, the figure GET /v1/cost/summary gives for periodStart..periodEnd); calls in flight count once recorded. The calling API key needs the scope `costs:read` (403 FORBIDDEN otherwise).
+         */
+        get: operations["BudgetsController_get"];
+        /**
+         * Sets the workspace's monthly LLM budget, or removes it with null
+         * @description monthlyLimitUsd: a positive number of USD with at most 6 decimal places, at most 1000000000, or null. From then on an LLM call that the month's budget cannot cover does not start (README "Budgets"). Answers the budget as GET does. The calling API key needs the scope `keys:write` (403 FORBIDDEN otherwise).
+         */
+        put: operations["BudgetsController_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhooks": {
         parameters: {
             query?: never;
@@ -878,6 +902,13 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /** @description As given; absent when not given */
+            maxCostUsd?: number;
+            /**
+             * @description As given; absent when not given
+             * @enum {string}
+             */
+            onBudgetExceeded?: "fail" | "approval";
             /** Format: date-time */
             createdAt: string;
             /** Format: date-time */
@@ -913,6 +944,17 @@ export interface components {
             } & {
                 [key: string]: unknown;
             })[];
+            /**
+             * @description The most one run's own LLM calls may cost, in USD (a positive number with at most 6 decimal places). A call it cannot cover does not start; an llm step's own maxCostUsd applies as well.
+             * @example 0.5
+             */
+            maxCostUsd?: number;
+            /**
+             * @description What a call over a budget (the workspace's month, the run's or the step's maxCostUsd) does: fail the step (without retries), or pause the run on an approval request. An llm step's own onBudgetExceeded wins over this one.
+             * @default fail
+             * @enum {string}
+             */
+            onBudgetExceeded?: "fail" | "approval";
         };
         RunDto: {
             /** Format: uuid */
@@ -1076,7 +1118,7 @@ export interface components {
             /** Format: uuid */
             stepRunId: string | null;
             /** @enum {string} */
-            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED" | "MAP_ITEM_COMPLETED" | "MAP_ITEM_FAILED" | "APPROVAL_VOTE_RECORDED" | "APPROVAL_EXPIRED" | "APPROVAL_ESCALATED" | "SIGNAL_BUFFERED" | "SIGNALS_DROPPED";
+            eventType: "WORKFLOW_STARTED" | "WORKFLOW_COMPLETED" | "WORKFLOW_FAILED" | "WORKFLOW_CANCELLED" | "STEP_STARTED" | "STEP_COMPLETED" | "STEP_FAILED" | "STEP_RETRYING" | "LLM_CALL_STARTED" | "LLM_CALL_COMPLETED" | "LLM_CALL_FAILED" | "LLM_FALLBACK_TRIGGERED" | "GUARDRAIL_TRIGGERED" | "TOOL_CALL_EXECUTED" | "APPROVAL_REQUESTED" | "APPROVAL_DECIDED" | "SIGNAL_RECEIVED" | "CHILD_RUN_STARTED" | "CHILD_RUN_FINISHED" | "MAP_ITEM_COMPLETED" | "MAP_ITEM_FAILED" | "APPROVAL_VOTE_RECORDED" | "APPROVAL_EXPIRED" | "APPROVAL_ESCALATED" | "SIGNAL_BUFFERED" | "SIGNALS_DROPPED" | "BUDGET_EXCEEDED";
             payload: {
                 [key: string]: unknown;
             };
@@ -1450,6 +1492,37 @@ export interface components {
             to: string;
             /** @description One entry per definition version with calls in the window, most expensive first */
             definitions: components["schemas"]["DefinitionCostDto"][];
+        };
+        BudgetDto: {
+            /**
+             * @description The workspace's LLM budget per calendar month (UTC); null when it has none
+             * @example 25
+             */
+            monthlyLimitUsd: number | null;
+            /**
+             * @description Recorded LLM cost of the month so far (calls in flight not included): the totalCostUsd of GET /v1/cost/summary?from=<periodStart>&to=<periodEnd>
+             * @example 3.141592
+             */
+            spentUsd: number;
+            /**
+             * Format: date-time
+             * @description First millisecond of the current calendar month, UTC
+             * @example 2026-11-01T00:00:00.000Z
+             */
+            periodStart: string;
+            /**
+             * Format: date-time
+             * @description Last millisecond of the current calendar month, UTC (inclusive)
+             * @example 2026-11-30T23:59:59.999Z
+             */
+            periodEnd: string;
+        };
+        PutBudgetDto: {
+            /**
+             * @description A positive number of USD with at most 6 decimal places, at most 1000000000; null removes the budget. Required.
+             * @example 25
+             */
+            monthlyLimitUsd: number | null;
         };
         WebhookEventPayloadDto: {
             /** @enum {string} */
@@ -4751,6 +4824,181 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    BudgetsController_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["BudgetDto"];
+                    };
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope costs:read`) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitErrorEnvelope"];
+                };
+            };
+            /** @description INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InternalErrorEnvelope"];
+                };
+            };
+            /** @description SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceUnavailableEnvelope"];
+                };
+            };
+        };
+    };
+    BudgetsController_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutBudgetDto"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["BudgetDto"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: invalid body or query, malformed JSON (details.errors names each field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description AUTH_ERROR: missing, invalid or revoked credentials */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthErrorEnvelope"];
+                };
+            };
+            /** @description FORBIDDEN: the API key lacks the scope (`API key lacks scope keys:write`); or a change through the console session cookie whose Origin is not this service: cross-site request refused */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForbiddenEnvelope"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PayloadTooLargeEnvelope"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body whose Content-Type is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */

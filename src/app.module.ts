@@ -5,6 +5,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyGuard } from './api-keys/api-key.guard';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { ApprovalsModule } from './approvals/approvals.module';
+import { BudgetsModule } from './budgets/budgets.module';
 import { CostsModule } from './costs/costs.module';
 import { LlmModule } from './llm/llm.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
@@ -81,6 +82,7 @@ export class AppModule {
         LlmModule,
         ApprovalsModule,
         CostsModule,
+        BudgetsModule,
         WebhooksModule,
         SessionsModule,
         ...(extraImports ?? []),

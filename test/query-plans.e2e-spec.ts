@@ -9,6 +9,7 @@ import {
   RUN_STEPS,
   runListStatements,
 } from '../src/runs/runs.repository';
+import { RESERVE } from '../src/budgets/budgets.repository';
 import * as SCHEDULE_SQL from '../src/schedules/schedules.sql';
 import * as SENDER_SQL from '../src/webhooks/webhook-sender.sql';
 import { fileDatabaseUrl } from './support/database';
@@ -327,6 +328,43 @@ describe('query plans of the hot paths', () => {
       randomUUID(),
     ]);
     expectIndexes(delivered, tables, ['step_runs_run_idx', 'workflow_runs_pkey']);
+  });
+
+  it("checks a budget without reading the month's cost records, the run's through its index", async () => {
+    // 20,000 cost records of this month: the check reads the month's figure from budget_spend.
+    await db.query(
+      `INSERT INTO cost_records (workspace_id, run_id, step_name, model, input_tokens,
+                                 output_tokens, input_price_per_million, output_price_per_million,
+                                 cost_usd)
+       SELECT $1, id, 'a', 'm', 1, 1, 1, 1, 0.000002 FROM workflow_runs`,
+      [workspaceId],
+    );
+    await db.query(
+      `INSERT INTO workspace_budgets (workspace_id, monthly_limit_usd) VALUES ($1, 10)`,
+      [workspaceId],
+    );
+    const month = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), 1));
+    await db.query(`INSERT INTO budget_spend VALUES ($1, $2, 0.04)`, [workspaceId, month]);
+    await db.query('ANALYZE');
+    const step = await db.query<{ id: string }>(`SELECT id FROM step_runs WHERE run_id = $1`, [
+      runId,
+    ]);
+    const found = await plan(RESERVE, [
+      workspaceId,
+      runId,
+      'a',
+      randomUUID(),
+      step.rows[0].id,
+      'worker',
+      '0.1',
+      month,
+      '1',
+      '0.5',
+      false,
+      '0.1',
+    ]);
+    expectIndex(found, 'cost_records', 'cost_records_run_idx');
+    expect(found.map((n) => n['Index Name'])).not.toContain('cost_records_workspace_time_idx');
   });
 
   describe("the executor's hot statements", () => {

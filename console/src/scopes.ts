@@ -32,11 +32,11 @@ export const SCOPE_LABELS: Record<Scope, string> = {
   'runs:write': 'start, cancel, resume and retry runs',
   'approvals:read': 'read approval requests',
   'approvals:decide': 'decide approval requests',
-  'costs:read': 'read LLM costs',
+  'costs:read': 'read LLM costs and the budget',
   'webhooks:read': 'read webhooks and deliveries',
   'webhooks:write': 'register, delete and redeliver webhooks',
   'keys:read': 'list API keys',
-  'keys:write': 'create and revoke API keys',
+  'keys:write': 'create and revoke API keys, set the LLM budget',
   'schedules:read': 'read schedules',
   'schedules:write': 'create, change and trigger schedules',
 };

@@ -17,6 +17,8 @@ export class PgListener {
       channels: string[];
       onNotify: (channel: string, payload: string | undefined) => void;
       onReconnect?: () => void;
+      /** Called when the connection drops (before the reconnects): notifications may be missed. */
+      onLost?: () => void;
       logger: Logger;
       label: string;
       /** The connection's `application_name`, by which other processes can see it listens. */
@@ -58,6 +60,7 @@ export class PgListener {
       this.client = undefined;
       void client.end().catch(() => undefined);
       if (this.stopped) return;
+      this.options.onLost?.();
       this.options.logger.warn(
         { err },
         `${this.options.label} LISTEN connection lost; polling until it is back`,

@@ -47,6 +47,7 @@ describe('loadConfig', () => {
       openai: { apiKey: undefined, baseUrl: 'https://api.openai.com/v1' },
       anthropic: { apiKey: undefined, baseUrl: 'https://api.anthropic.com' },
       llmPricing: {},
+      budgets: { defaultMaxTokens: 4096 },
       webhooks: {
         retryDelaysMs: [0, 5000, 30000],
         timeoutMs: 10000,
@@ -118,6 +119,7 @@ describe('loadConfig', () => {
       ANTHROPIC_API_KEY: 'ak-test',
       ANTHROPIC_BASE_URL: 'https://proxy.example.com/',
       LLM_PRICING_JSON: '{"my-model": {"inputPerMillion": 1.5, "outputPerMillion": 2}}',
+      LLM_BUDGET_DEFAULT_MAX_TOKENS: '1000',
       WEBHOOK_RETRY_DELAYS_MS: '0, 100,200',
       WEBHOOK_TIMEOUT_MS: '2000',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
@@ -180,6 +182,7 @@ describe('loadConfig', () => {
       openai: { apiKey: 'sk-test', baseUrl: 'http://localhost:11434/v1' },
       anthropic: { apiKey: 'ak-test', baseUrl: 'https://proxy.example.com' },
       llmPricing: { 'my-model': { inputPerMillion: 1.5, outputPerMillion: 2 } },
+      budgets: { defaultMaxTokens: 1000 },
       webhooks: {
         retryDelaysMs: [0, 100, 200],
         timeoutMs: 2000,

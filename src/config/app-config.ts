@@ -236,6 +236,13 @@ export class EnvironmentVariables {
   @IsString()
   LLM_PRICING_JSON?: string;
 
+  /** Output tokens a budget reserves for a call of an llm step without maxTokens. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  LLM_BUDGET_DEFAULT_MAX_TOKENS = 4096;
+
   @Transform(emptyToUndefined)
   @IsOptional()
   @Matches(/^\s*\d+\s*(,\s*\d+\s*)*$/, { message: 'must be a comma-separated list of integers' })
@@ -506,6 +513,11 @@ export interface AppConfig {
   openai: { apiKey?: string; baseUrl: string };
   anthropic: { apiKey?: string; baseUrl: string };
   llmPricing: Record<string, ModelPrice>;
+  /** LLM budgets (README "Budgets"). */
+  budgets: {
+    /** Output tokens reserved for a call whose step sets no maxTokens. */
+    defaultMaxTokens: number;
+  };
   webhooks: {
     retryDelaysMs: number[];
     timeoutMs: number;
@@ -815,6 +827,7 @@ export const CONFIG_VARIABLES = [
   'ANTHROPIC_API_KEY',
   'ANTHROPIC_BASE_URL',
   'LLM_PRICING_JSON',
+  'LLM_BUDGET_DEFAULT_MAX_TOKENS',
   'WEBHOOK_RETRY_DELAYS_MS',
   'WEBHOOK_TIMEOUT_MS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
@@ -929,6 +942,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       baseUrl: (vars.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com').replace(/\/+$/, ''),
     },
     llmPricing,
+    budgets: { defaultMaxTokens: vars.LLM_BUDGET_DEFAULT_MAX_TOKENS },
     webhooks: {
       retryDelaysMs: retryDelays,
       timeoutMs: vars.WEBHOOK_TIMEOUT_MS,

@@ -9,9 +9,16 @@ export interface DefinitionRow {
   version: string;
   description: string | null;
   steps: StepDefinition[];
+  /** Exact decimal (numeric as text); null when not given. */
+  max_cost_usd: string | null;
+  on_budget_exceeded: 'fail' | 'approval' | null;
   created_at: Date;
   updated_at: Date;
 }
+
+/** max_cost_usd as text: numeric would come back as a string anyway, now explicitly exact. */
+const COLUMNS = `id, workspace_id, name, version, description, steps, max_cost_usd::text AS max_cost_usd,
+  on_budget_exceeded, created_at, updated_at`;
 
 /** Definitions are immutable: insert and read only. Every read is scoped by workspace first. */
 @Injectable()
@@ -24,7 +31,14 @@ export class DefinitionsRepository {
    */
   insert(
     workspaceId: string,
-    d: { name: string; version: string; description?: string; stepsJson: string },
+    d: {
+      name: string;
+      version: string;
+      description?: string;
+      stepsJson: string;
+      maxCostUsd?: string;
+      onBudgetExceeded?: string;
+    },
     limit: number,
   ): Promise<DefinitionRow | 'limit'> {
     return this.db.transaction(async (client) => {
@@ -35,9 +49,18 @@ export class DefinitionsRepository {
       );
       if (count.rows[0].n >= limit) return 'limit';
       const rows = await client.query<DefinitionRow>(
-        `INSERT INTO workflow_definitions (workspace_id, name, version, description, steps)
-         VALUES ($1, $2, $3, $4, $5) RETURNING *`,
-        [workspaceId, d.name, d.version, d.description ?? null, d.stepsJson],
+        `INSERT INTO workflow_definitions (workspace_id, name, version, description, steps,
+                                           max_cost_usd, on_budget_exceeded)
+         VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+        [
+          workspaceId,
+          d.name,
+          d.version,
+          d.description ?? null,
+          d.stepsJson,
+          d.maxCostUsd ?? null,
+          d.onBudgetExceeded ?? null,
+        ],
       );
       return rows.rows[0];
     });
@@ -45,7 +68,7 @@ export class DefinitionsRepository {
 
   async list(workspaceId: string): Promise<DefinitionRow[]> {
     const res = await this.db.query<DefinitionRow>(
-      `SELECT * FROM workflow_definitions WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
+      `SELECT ${COLUMNS} FROM workflow_definitions WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC`,
       [workspaceId],
     );
     return res.rows;
@@ -57,7 +80,7 @@ export class DefinitionsRepository {
     version: string,
   ): Promise<DefinitionRow | undefined> {
     const res = await this.db.query<DefinitionRow>(
-      `SELECT * FROM workflow_definitions WHERE workspace_id = $1 AND name = $2 AND version = $3`,
+      `SELECT ${COLUMNS} FROM workflow_definitions WHERE workspace_id = $1 AND name = $2 AND version = $3`,
       [workspaceId, name, version],
     );
     return res.rows[0];
@@ -65,7 +88,7 @@ export class DefinitionsRepository {
 
   async get(workspaceId: string, id: string): Promise<DefinitionRow | undefined> {
     const res = await this.db.query<DefinitionRow>(
-      `SELECT * FROM workflow_definitions WHERE workspace_id = $1 AND id = $2`,
+      `SELECT ${COLUMNS} FROM workflow_definitions WHERE workspace_id = $1 AND id = $2`,
       [workspaceId, id],
     );
     return res.rows[0];

@@ -7,6 +7,7 @@ import {
   ValidationError,
 } from '../common/errors';
 import { jsonWithin } from '../common/limits';
+import { usdDecimal } from '../common/usd';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { StepTypeRegistry } from '../steps/step-type.registry';
 import type { StepDefinition } from '../steps/step-definition';
@@ -22,6 +23,9 @@ function toDto(row: DefinitionRow): DefinitionDto {
     version: row.version,
     description: row.description,
     steps: row.steps,
+    // The run-level budget fields appear only when given (README "Budgets").
+    ...(row.max_cost_usd === null ? {} : { maxCostUsd: Number(row.max_cost_usd) }),
+    ...(row.on_budget_exceeded === null ? {} : { onBudgetExceeded: row.on_budget_exceeded }),
     createdAt: row.created_at.toISOString(),
     updatedAt: row.updated_at.toISOString(),
   };
@@ -67,7 +71,14 @@ export class DefinitionsService {
     try {
       const row = await this.repo.insert(
         workspaceId,
-        { name: dto.name, version: dto.version, description: dto.description, stepsJson },
+        {
+          name: dto.name,
+          version: dto.version,
+          description: dto.description,
+          stepsJson,
+          maxCostUsd: dto.maxCostUsd === undefined ? undefined : usdDecimal(dto.maxCostUsd),
+          onBudgetExceeded: dto.onBudgetExceeded,
+        },
         definitionsPerWorkspace,
       );
       if (row === 'limit') {

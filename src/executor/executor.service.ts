@@ -20,7 +20,7 @@ import { Metrics, type StepOutcomeLabel } from '../metrics/metrics';
 import { RUN_CANCELLED_CHANNEL, STEP_READY_CHANNEL } from '../queue/channels';
 import type { BufferedWork, ClaimedStep, OutcomePlan } from '../queue/outcome-plan';
 import { RunEventAnnouncer } from '../queue/run-event-announcer';
-import { StepQueue } from '../queue/step-queue';
+import { StepQueue, type StoredDefinition } from '../queue/step-queue';
 import type { StepOutcome } from '../steps/step-executor';
 import { recordStepOutcome, traceStep } from '../tracing/spans';
 import { DefinitionCache } from './definition-cache';
@@ -29,11 +29,8 @@ import { planOutcome } from './outcome-planner';
 
 const SHUTDOWN_GRACE_MS = 25_000;
 
-/** What the executor keeps of a definition: its name (a metrics label) and its steps. */
-interface Definition {
-  name: string;
-  steps: StepDefinition[];
-}
+/** What the executor keeps of a definition: its name (a metrics label), steps and settings. */
+type Definition = StoredDefinition<StepDefinition>;
 
 /** Steps whose failure one sweep records (CLAIM_UNRECORDED_STEPS); the next tick takes any rest. */
 const UNRECORDED_BATCH = 20;
@@ -297,6 +294,7 @@ export class ExecutorService implements OnApplicationBootstrap, BeforeApplicatio
             attempt: claimed.attempt,
             step,
             steps,
+            definition: definition.settings,
             state: structuredClone(claimed.run.state),
             wake: claimed.wake,
             signal: claimed.signal,

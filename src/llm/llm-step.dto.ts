@@ -14,6 +14,7 @@ import {
   MaxLength,
   Min,
 } from 'class-validator';
+import { IsUsdAmount, ON_BUDGET_EXCEEDED, type OnBudgetExceeded } from '../common/usd';
 import { AsGiven, Nested } from '../common/validation';
 import { BaseStepDto } from '../steps/step-dtos';
 
@@ -86,4 +87,14 @@ export class LlmStepDto extends BaseStepDto {
 
   @IsOptional() @IsString() @IsIn(['text', 'json']) responseFormat?: string;
   @IsOptional() @IsInt() @Min(0) @Max(20) maxToolRoundtrips?: number;
+
+  /** The most this step's calls may cost in one run (README "Budgets"). */
+  @IsOptional() @IsUsdAmount() maxCostUsd?: number;
+
+  /** What a call over a budget does; wins over the definition's. */
+  @IsOptional()
+  @IsIn(ON_BUDGET_EXCEEDED, {
+    message: `onBudgetExceeded must be one of ${ON_BUDGET_EXCEEDED.join(', ')}`,
+  })
+  onBudgetExceeded?: OnBudgetExceeded;
 }

@@ -1,3 +1,5 @@
+import { ApprovalsModule } from '../approvals/approvals.module';
+import { BudgetsModule } from '../budgets/budgets.module';
 import { linearRegexProblem } from '../common/linear-regex';
 import { CostsModule } from '../costs/costs.module';
 import { HandlersModule } from '../handlers/handlers.module';
@@ -48,5 +50,5 @@ export const llmStepType: StepTypeDescriptor = {
   defaultMaxAttempts: 3,
   ownsTimeout: true,
   executor: LlmStepExecutor,
-  imports: [LlmModule, HandlersModule, CostsModule],
+  imports: [LlmModule, HandlersModule, CostsModule, BudgetsModule, ApprovalsModule],
 };

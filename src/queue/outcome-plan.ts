@@ -22,6 +22,14 @@ export interface BufferedSignalFilter {
   signalType: string | null;
 }
 
+/** A definition's run-level settings, read by the steps of its runs (README "Budgets"). */
+export interface DefinitionSettings {
+  /** The most one run's own LLM calls may cost, an exact decimal; null when not set. */
+  maxCostUsd: string | null;
+  /** What a call over a budget does when its step does not say; null when not set. */
+  onBudgetExceeded: 'fail' | 'approval' | null;
+}
+
 /** The run of a claimed step as it was when the step was claimed. */
 export interface RunSnapshot {
   id: string;

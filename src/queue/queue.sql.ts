@@ -164,7 +164,10 @@ export const DUE_WORKSPACES = `
     LIMIT 1
   ) due`;
 
-export const LOAD_DEFINITION_STEPS = `SELECT name, steps FROM workflow_definitions WHERE id = $1`;
+/** A definition as the executor keeps it: its name, steps and run-level budget (exact, as text). */
+export const LOAD_DEFINITION_STEPS = `
+  SELECT name, steps, max_cost_usd::text AS max_cost_usd, on_budget_exceeded
+  FROM workflow_definitions WHERE id = $1`;
 
 /**
  * Locks the run before touching its step: the API's cancel/resume/retry lock the run first too, so the

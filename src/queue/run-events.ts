@@ -28,6 +28,7 @@ export const RUN_EVENT_TYPES = [
   'APPROVAL_ESCALATED',
   'SIGNAL_BUFFERED',
   'SIGNALS_DROPPED',
+  'BUDGET_EXCEEDED',
 ] as const;
 export type RunEventType = (typeof RUN_EVENT_TYPES)[number];
 

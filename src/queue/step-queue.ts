@@ -3,6 +3,7 @@ import { withTransaction } from '../common/database';
 import type {
   BufferedWork,
   ClaimedStep,
+  DefinitionSettings,
   OutcomePlan,
   ReceivedSignal,
   StepTransaction,
@@ -40,6 +41,13 @@ interface ClaimRow {
   claim_delay?: number;
   /** CLAIM_STEPS only. */
   traceparent?: string | null;
+}
+
+/** A definition as the executor keeps it. */
+export interface StoredDefinition<S> {
+  name: string;
+  steps: S[];
+  settings: DefinitionSettings;
 }
 
 /** A step whose outcome could not be recorded too many times, with the count and the last cause. */
@@ -198,11 +206,19 @@ export class StepQueue {
     }));
   }
 
-  /** A definition's name and steps, as stored. */
-  async definition<S>(definitionId: string): Promise<{ name: string; steps: S[] }> {
-    const res = await this.pool.query<{ name: string; steps: S[] }>(SQL.LOAD_DEFINITION_STEPS, [
-      definitionId,
-    ]);
-    return res.rows[0];
+  /** A definition's name, steps and run-level settings, as stored. */
+  async definition<S>(definitionId: string): Promise<StoredDefinition<S>> {
+    const res = await this.pool.query<{
+      name: string;
+      steps: S[];
+      max_cost_usd: string | null;
+      on_budget_exceeded: 'fail' | 'approval' | null;
+    }>(SQL.LOAD_DEFINITION_STEPS, [definitionId]);
+    const row = res.rows[0];
+    return {
+      name: row.name,
+      steps: row.steps,
+      settings: { maxCostUsd: row.max_cost_usd, onBudgetExceeded: row.on_budget_exceeded },
+    };
   }
 }

@@ -67,6 +67,9 @@ export interface LlmStep extends BaseStep {
   guardrails?: LlmGuardrails;
   responseFormat?: 'text' | 'json';
   maxToolRoundtrips?: number;
+  /** USD, at most 6 decimals: the most this step's calls may cost in one run. */
+  maxCostUsd?: number;
+  onBudgetExceeded?: 'fail' | 'approval';
 }
 
 export interface ApprovalStep extends BaseStep {

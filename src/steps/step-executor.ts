@@ -1,13 +1,19 @@
 import type { StepDefinition } from './step-definition';
 import type {
   BufferedSignalFilter,
+  DefinitionSettings,
   ReceivedSignal,
   StepWrite,
   WakeReason,
 } from '../queue/outcome-plan';
 import type { RunEventType } from '../queue/run-events';
 
-export type { ReceivedSignal, StepTransaction, WakeReason } from '../queue/outcome-plan';
+export type {
+  DefinitionSettings,
+  ReceivedSignal,
+  StepTransaction,
+  WakeReason,
+} from '../queue/outcome-plan';
 
 export interface StepContext {
   workspaceId: string;
@@ -20,6 +26,8 @@ export interface StepContext {
   step: StepDefinition;
   /** All steps of the definition, for jumps by name. */
   steps: readonly StepDefinition[];
+  /** The definition's run-level settings (its maxCostUsd and onBudgetExceeded). */
+  definition: DefinitionSettings;
   /** The run state (a copy: steps return results, they do not mutate state). */
   state: Record<string, unknown>;
   wake: WakeReason;

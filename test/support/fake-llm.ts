@@ -16,6 +16,8 @@ import type { AddressInfo } from 'node:net';
 interface Timing {
   /** Answer after this many milliseconds (an answer slower than a timeout). */
   delayMs?: number;
+  /** Answer once this settles (a call held in flight until the test lets it go). */
+  until?: Promise<unknown>;
 }
 
 export type ScriptedAnswer =
@@ -196,7 +198,10 @@ async function startFake(protocol: Protocol): Promise<FakeLlmServer> {
       const answer = queue.length > 1 ? queue.shift()! : queue[0];
       const { status, body: payload } =
         protocol === 'openai' ? openAiAnswer(model, answer) : anthropicAnswer(model, answer);
-      if (answer.delayMs) {
+      if (answer.until) {
+        const answerNow = () => send(res, status, payload);
+        answer.until.then(answerNow, answerNow);
+      } else if (answer.delayMs) {
         const timer = setTimeout(() => send(res, status, payload), answer.delayMs);
         // The client gave up (its timeout): nothing to answer.
         res.on('close', () => clearTimeout(timer));

@@ -8,11 +8,18 @@ import {
   ArrayMaxSize,
   ArrayMinSize,
   IsArray,
+  IsIn,
   IsOptional,
   IsString,
   Length,
   MaxLength,
 } from 'class-validator';
+import {
+  IsUsdAmount,
+  MAX_USD_AMOUNT,
+  ON_BUDGET_EXCEEDED,
+  type OnBudgetExceeded,
+} from '../../common/usd';
 import { AsGiven } from '../../common/validation';
 import type { StepDefinition } from '../../steps/step-definition';
 
@@ -37,6 +44,24 @@ const STEP_SCHEMA: SchemaObject = {
   properties: { type: { type: 'string' }, name: { type: 'string' } },
   additionalProperties: true,
 };
+
+/** A run's budget (README "Budgets"): the definition's, beside each llm step's own. */
+const MAX_COST_USD = {
+  type: 'number',
+  minimum: 0.000001,
+  maximum: MAX_USD_AMOUNT,
+  description:
+    "The most one run's own LLM calls may cost, in USD (a positive number with at most 6 decimal " +
+    "places). A call it cannot cover does not start; an llm step's own maxCostUsd applies as well.",
+} as const;
+
+const ON_EXCEEDED = {
+  enum: ON_BUDGET_EXCEEDED,
+  description:
+    "What a call over a budget (the workspace's month, the run's or the step's maxCostUsd) does: " +
+    "fail the step (without retries), or pause the run on an approval request. An llm step's own " +
+    'onBudgetExceeded wins over this one.',
+} as const;
 
 export class CreateDefinitionDto {
   @ApiProperty({ minLength: 1, maxLength: 200, example: 'order-fulfilment' })
@@ -71,6 +96,18 @@ export class CreateDefinitionDto {
   @ArrayMaxSize(MAX_STEPS_PER_DEFINITION)
   @AsGiven()
   steps: unknown[];
+
+  @ApiPropertyOptional({ ...MAX_COST_USD, example: 0.5 })
+  @IsOptional()
+  @IsUsdAmount()
+  maxCostUsd?: number;
+
+  @ApiPropertyOptional({ ...ON_EXCEEDED, default: 'fail' })
+  @IsOptional()
+  @IsIn(ON_BUDGET_EXCEEDED, {
+    message: `onBudgetExceeded must be one of ${ON_BUDGET_EXCEEDED.join(', ')}`,
+  })
+  onBudgetExceeded?: OnBudgetExceeded;
 }
 
 export class DefinitionDto {
@@ -80,6 +117,10 @@ export class DefinitionDto {
   @ApiProperty() version: string;
   @ApiProperty({ nullable: true, type: String }) description: string | null;
   @ApiProperty({ type: 'array', items: STEP_SCHEMA }) steps: StepDefinition[];
+  @ApiPropertyOptional({ ...MAX_COST_USD, description: 'As given; absent when not given' })
+  maxCostUsd?: number;
+  @ApiPropertyOptional({ ...ON_EXCEEDED, description: 'As given; absent when not given' })
+  onBudgetExceeded?: OnBudgetExceeded;
   @ApiProperty({ format: 'date-time' }) createdAt: string;
   @ApiProperty({ format: 'date-time' }) updatedAt: string;
 }

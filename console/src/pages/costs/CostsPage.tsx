@@ -3,6 +3,7 @@ import { api, unwrap } from '../../api';
 import { EmptyState, ErrorState, Loading } from '../../components/states';
 import { formatInteger, formatUsd } from '../../format';
 import { useAsync, useQueryState } from '../../hooks';
+import { BudgetPanel } from './BudgetPanel';
 import { ModelShareChart, StackedCostChart } from './charts';
 import {
   bucketLabel,
@@ -45,6 +46,7 @@ export function CostsPage(_props: { id?: string }) {
   return (
     <section class="costs-page">
       <h1>Costs</h1>
+      <BudgetPanel />
       <RangePicker query={query} range={range} onChange={(patch) => set(patch, { push: true })} />
       {!resolved.ok ? (
         <p class="error-state" role="alert">

@@ -269,6 +269,15 @@ export function RunPage(props: { id?: string }) {
               )}
             </dd>
           </div>
+          {definition.data?.maxCostUsd !== undefined && (
+            <div>
+              <dt>Run budget</dt>
+              <dd data-fact="run-budget">
+                {formatUsd(definition.data.maxCostUsd)} of LLM calls
+                {definition.data.onBudgetExceeded === 'approval' ? ', then a human decides' : ''}
+              </dd>
+            </div>
+          )}
           <div>
             <dt>LLM cost</dt>
             <dd>

@@ -40,6 +40,7 @@ export const RUN_EVENT_TYPES = [
   'APPROVAL_ESCALATED',
   'SIGNAL_BUFFERED',
   'SIGNALS_DROPPED',
+  'BUDGET_EXCEEDED',
 ] as const;
 
 /** The events after which the run has nothing more to say (until a FAILED run is retried). */
@@ -59,6 +60,7 @@ const FAILURE_TYPES: ReadonlySet<string> = new Set([
   'LLM_FALLBACK_TRIGGERED',
   'GUARDRAIL_TRIGGERED',
   'MAP_ITEM_FAILED',
+  'BUDGET_EXCEEDED',
 ]);
 
 export function isTerminalEvent(eventType: string): boolean {

@@ -20,6 +20,7 @@ import { createDefinition, startRun, waitForRun } from './support/workflows';
 const HEADER = 'Idempotency-Key';
 const REPLAYED = 'idempotency-replayed';
 const KEY_A = Buffer.alloc(32, 7).toString('base64');
+const KEY_B = Buffer.alloc(32, 8).toString('base64');
 
 /**
  * A route of an embedding application (the interceptor covers every POST, PATCH and DELETE route,
@@ -80,6 +81,16 @@ describe('Idempotency-Key', () => {
   afterAll(async () => {
     await t?.close();
   });
+
+  /** The stored row of a key, once its answer is written (a moment after it was sent). */
+  const storedRow = (key: string) =>
+    waitFor('the answer to be stored', async () => {
+      const [row] = await t.sql<{ body: string; secret_withheld: boolean; status: number | null }>(
+        'SELECT body, secret_withheld, status FROM idempotency_keys WHERE key = $1',
+        [key],
+      );
+      return row?.status ? row : undefined;
+    });
 
   const post = (path: string, key: string, body: object, apiKey = ws.key) =>
     t.http.post(path).set('x-api-key', apiKey).set(HEADER, key).send(body);
@@ -638,7 +649,10 @@ describe('Idempotency-Key', () => {
       expect(again.status).toBe(201);
       expect(again.headers[REPLAYED]).toBeUndefined();
       expect(again.headers['set-cookie']).toBeDefined();
-      expect(await t.sql('SELECT 1 FROM idempotency_keys WHERE key = $1', [key])).toEqual([]);
+      await waitFor('the key to be given back', async () => {
+        const rows = await t.sql('SELECT 1 FROM idempotency_keys WHERE key = $1', [key]);
+        return rows.length === 0 ? true : undefined;
+      });
     });
   });
 
@@ -657,10 +671,7 @@ describe('Idempotency-Key', () => {
         const first = await send(ws.key);
         expect(first.status).toBe(201);
         const secret = first.body.data.secret as string;
-        const [row] = await t.sql<{ body: string; secret_withheld: boolean }>(
-          'SELECT body, secret_withheld FROM idempotency_keys WHERE key = $1',
-          [key],
-        );
+        const row = await storedRow(key);
         expect(row.body).toMatch(/^enc:v1:/);
         expect(row.body).not.toContain(secret);
         expect(row.body).not.toContain(secret.slice('whsec_'.length, 20));
@@ -686,15 +697,54 @@ describe('Idempotency-Key', () => {
       }
     });
 
+    it('replays an encrypted answer after a key rotation while the former key is kept, 409 once it is gone', async () => {
+      const key = newKey();
+      const body = { ...hook, url: `${hook.url}/rotated-${key}` };
+      const send = (app: TestApp) =>
+        app.http.post('/v1/webhooks').set('x-api-key', ws.key).set(HEADER, key).send(body);
+      const before = await createTestApp({ ENCRYPTION_KEY: KEY_A }, { databaseUrl: t.databaseUrl });
+      let first;
+      try {
+        first = await send(before);
+        expect(first.status).toBe(201);
+      } finally {
+        await before.close();
+      }
+      const rotated = await createTestApp(
+        { ENCRYPTION_KEY: KEY_B, ENCRYPTION_KEY_PREVIOUS: KEY_A },
+        { databaseUrl: t.databaseUrl },
+      );
+      try {
+        const again = await send(rotated);
+        expect(again.status).toBe(201);
+        expect(again.headers[REPLAYED]).toBe('true');
+        expect(again.text).toBe(first.text);
+      } finally {
+        await rotated.close();
+      }
+      const withoutA = await createTestApp(
+        { ENCRYPTION_KEY: KEY_B },
+        { databaseUrl: t.databaseUrl },
+      );
+      try {
+        const lost = await send(withoutA);
+        expect(lost.status).toBe(409);
+        expect(lost.body.error.message).toBe(
+          'the stored answer to this Idempotency-Key cannot be decrypted: it was encrypted with a ' +
+            'key this server no longer has',
+        );
+        expect(lost.text).not.toContain(first.body.data.secret as string);
+      } finally {
+        await withoutA.close();
+      }
+    });
+
     it('does not store a webhook secret without ENCRYPTION_KEY: a replay is 409 naming the webhook', async () => {
       const key = newKey();
       const first = await post('/v1/webhooks', key, { ...hook, url: `${hook.url}/${key}` });
       expect(first.status).toBe(201);
       const { id, secret } = first.body.data as { id: string; secret: string };
-      const [row] = await t.sql<{ body: string; secret_withheld: boolean }>(
-        'SELECT body, secret_withheld FROM idempotency_keys WHERE key = $1',
-        [key],
-      );
+      const row = await storedRow(key);
       expect(row.secret_withheld).toBe(true);
       expect(row.body).not.toContain(secret);
       expect(JSON.parse(row.body).data.id).toBe(id);
@@ -726,13 +776,10 @@ describe('Idempotency-Key', () => {
         const first = await send();
         expect(first.status).toBe(201);
         const created = first.body.data as { id: string; key: string };
-        const rows = await t.sql<{ body: string }>(
-          'SELECT body FROM idempotency_keys WHERE key = $1',
-          [key],
-        );
-        expect(rows).toHaveLength(1);
-        expect(rows[0].body).not.toContain(created.key);
-        expect(rows[0].body).not.toContain(created.key.slice('svc_'.length));
+        const row = await storedRow(key);
+        expect(row.secret_withheld).toBe(true);
+        expect(row.body).not.toContain(created.key);
+        expect(row.body).not.toContain(created.key.slice('svc_'.length));
         const again = await send();
         expect(again.status).toBe(409);
         expect(again.body.error.message).toBe(

@@ -20,6 +20,7 @@ import {
   type SecretKind,
 } from '../common/secret-cipher';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { KeyWriter } from './key-writer';
 import {
   bodyHash,
   IDEMPOTENCY_KEY_FIELD,
@@ -70,8 +71,8 @@ interface Claim {
  * the rate limiter uses), and before the pipes and the handler.
  *
  * The first request with a key claims it (one INSERT that wins the primary key) and runs; its answer
- * is captured as it is sent (status, body, Content-Type and Location), stored, then written to the
- * client. The same key with the same request (method, path and query, canonical body) answers the
+ * is captured as it is sent (status, body, Content-Type and Location) and stored right after; claims
+ * of new keys and answers are written in batches (KeyWriter). The same key with the same request (method, path and query, canonical body) answers the
  * stored answer with `Idempotency-Replayed: true` and runs nothing; with another request, 422. A
  * duplicate that arrives while the first runs polls for its answer for IDEMPOTENCY_WAIT_MS, then 409.
  * Answers that are not stored (isStoredStatus, or an answer that sets a cookie) give the key back.
@@ -87,6 +88,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: IdempotencyRepository,
+    private readonly writer: KeyWriter,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.cipher = new SecretCipher(
@@ -137,6 +139,12 @@ export class IdempotencyInterceptor implements NestInterceptor {
       bodyHash: bodyHash(req.body),
       caller: secret && auth?.kind === 'key' ? auth.keyId : null,
     };
+    // A new key (the common case) is claimed by the cheap batched insert; a key held already, by this
+    // request's duplicate or an expired or abandoned claim, goes through the full claim below.
+    if (await this.writer.claim({ ...claim, request })) {
+      this.captureAnswer(res, claim);
+      return undefined;
+    }
     const { claimLeaseMs, ttlMs, waitMs } = this.config.idempotency;
     const deadline = Date.now() + waitMs;
     let pollMs = FIRST_POLL_MS;
@@ -185,59 +193,57 @@ export class IdempotencyInterceptor implements NestInterceptor {
   }
 
   /**
-   * Holds the response's end until its answer is stored (or the key given back), so that an answer a
-   * client has received is always the one a retry replays. Only the first end is held; the response
-   * is ended with its own arguments whatever the store did.
+   * Takes the answer as the response ends: queued to be stored (KeyWriter), or the key given back.
+   * The response goes out at once; an identical request arriving before the answer is written waits
+   * for it like for one in progress.
    */
   private captureAnswer(res: Response, claim: Claim): void {
     const end = res.end;
     res.end = ((...args: Parameters<Response['end']>) => {
       res.end = end;
-      void this.settle(res, claim, args[0]).finally(() => end.apply(res, args));
-      return res;
+      this.settle(res, claim, args[0]);
+      return end.apply(res, args);
     }) as Response['end'];
   }
 
-  private async settle(res: Response, claim: Claim, chunk: unknown): Promise<void> {
+  private settle(res: Response, claim: Claim, chunk: unknown): void {
     const { scope, key, owner, secret } = claim;
     const status = res.statusCode;
-    try {
-      // Set-Cookie is never stored: such an answer (a console sign-in) runs anew every time.
-      if (!isStoredStatus(status) || res.hasHeader('set-cookie') || res.headersSent) {
-        await this.keys.release(scope, key, owner);
-        return;
-      }
-      const text =
-        typeof chunk === 'string'
-          ? chunk
-          : chunk instanceof Uint8Array
-            ? Buffer.from(chunk).toString('utf8')
-            : '';
-      let body = text;
-      let secretWithheld = false;
-      if (secret && status < 300) {
-        if (secret.store === 'encrypt' && this.cipher.currentKeyId !== undefined) {
-          body = this.cipher.seal(aad(claim), text);
-        } else {
-          body = withoutSecret(text, secret.field);
-          secretWithheld = true;
-        }
-      }
-      const answer = { status, headers: replayedHeaders(res), body, secretWithheld };
-      if (!(await this.keys.answer(scope, key, owner, answer))) {
-        this.logger.warn(
-          { scope, key },
-          'an Idempotency-Key request outlived its claim (IDEMPOTENCY_CLAIM_LEASE_MS) and was taken ' +
-            'over: its answer is not stored',
+    // Set-Cookie is never stored: such an answer (a console sign-in) runs anew every time.
+    if (!isStoredStatus(status) || res.hasHeader('set-cookie') || res.headersSent) {
+      this.keys
+        .release(scope, key, owner)
+        .catch((err: unknown) =>
+          this.logger.warn(
+            { err, scope, key },
+            'an Idempotency-Key could not be given back; it stays claimed until ' +
+              'IDEMPOTENCY_CLAIM_LEASE_MS has passed',
+          ),
         );
-      }
-    } catch (err) {
-      this.logger.warn(
-        { err, scope, key },
-        'the answer to an Idempotency-Key request could not be stored; the key stays claimed ' +
-          'until IDEMPOTENCY_CLAIM_LEASE_MS has passed',
-      );
+      return;
     }
+    const text =
+      typeof chunk === 'string'
+        ? chunk
+        : chunk instanceof Uint8Array
+          ? Buffer.from(chunk).toString('utf8')
+          : '';
+    let body = text;
+    let secretWithheld = false;
+    if (secret && status < 300) {
+      if (secret.store === 'encrypt' && this.cipher.currentKeyId !== undefined) {
+        body = this.cipher.seal(aad(claim), text);
+      } else {
+        body = withoutSecret(text, secret.field);
+        secretWithheld = true;
+      }
+    }
+    this.writer.answer({
+      scope,
+      key,
+      owner,
+      answer: { status, headers: replayedHeaders(res), body, secretWithheld },
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { KeyWriter } from './key-writer';
 import { IdempotencyCleanupService } from './idempotency-cleanup.service';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyRepository } from './idempotency.repository';
@@ -9,7 +10,7 @@ import { IdempotencyRepository } from './idempotency.repository';
  * and the cleanup of expired keys.
  */
 @Module({
-  providers: [IdempotencyRepository, IdempotencyInterceptor, IdempotencyCleanupService],
+  providers: [IdempotencyRepository, KeyWriter, IdempotencyInterceptor, IdempotencyCleanupService],
   exports: [IdempotencyInterceptor],
 })
 export class IdempotencyModule {}

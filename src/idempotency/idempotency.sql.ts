@@ -8,6 +8,46 @@
 const ROW = `method, path, body_hash, caller, status, headers, body, secret_withheld`;
 
 /**
+ * The two writes of every keyed request, for many requests at once: the claims of new keys and the
+ * answers of claimed ones, in one statement, so that a busy service pays about one round trip per
+ * batch of requests for both (KeyWriter).
+ *
+ * `answered`: answers ($1-$7: scope, key, owner, status, headers, body, secret withheld) written into
+ * their claims, each only while the claim is still its owner's (a request that outlived its lease and
+ * was taken over does not overwrite the answer of the request that took it).
+ *
+ * `claimed`: claims of keys ($8-$14: scope, key, method, path, body hash, caller, owner), leased for
+ * $15 ms and kept $16 ms. The primary key decides between concurrent duplicates, across processes and
+ * within the batch; a key held already inserts nothing, and that request goes on through CLAIM, which
+ * looks at the row. (The writer never puts a claim and an answer of one key in the same statement.)
+ *
+ * Returns the owners claimed and the keys answered.
+ */
+export const WRITE = `
+  WITH answered AS (
+    UPDATE idempotency_keys k
+    SET status = a.status, headers = a.headers::jsonb, body = a.body, secret_withheld = a.withheld,
+        owner = NULL, locked_until = NULL
+    FROM unnest($1::text[], $2::text[], $3::uuid[], $4::smallint[], $5::text[], $6::text[],
+                $7::boolean[]) AS a(scope, key, owner, status, headers, body, withheld)
+    WHERE k.scope = a.scope AND k.key = a.key AND k.owner = a.owner
+    RETURNING k.scope, k.key
+  ), claimed AS (
+    INSERT INTO idempotency_keys
+      (scope, key, method, path, body_hash, caller, owner, locked_until, expires_at)
+    SELECT c.scope, c.key, c.method, c.path, c.body_hash, c.caller, c.owner,
+           now() + make_interval(secs => $15::double precision / 1000),
+           now() + make_interval(secs => $16::double precision / 1000)
+    FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $12::bytea[], $13::uuid[],
+                $14::uuid[]) AS c(scope, key, method, path, body_hash, caller, owner)
+    ON CONFLICT (scope, key) DO NOTHING
+    RETURNING owner
+  )
+  SELECT owner::text AS claimed, NULL AS scope, NULL AS key FROM claimed
+  UNION ALL
+  SELECT NULL, scope, key FROM answered`;
+
+/**
  * Claims key $2 in scope $1 for request ($3 method, $4 path, $5 body hash, $6 caller) as owner $7,
  * leased for $8 ms and kept $9 ms, or returns the row that holds it: one round trip either way.
  *
@@ -45,15 +85,6 @@ export const CLAIM = `
   SELECT false, ${ROW}
   FROM idempotency_keys
   WHERE scope = $1 AND key = $2 AND expires_at > now() AND NOT EXISTS (SELECT 1 FROM claimed)`;
-
-/**
- * Writes the answer into the claim, only while the claim is still owner $3's: a request that outlived
- * its lease and was taken over does not overwrite the answer of the request that took it.
- */
-export const ANSWER = `
-  UPDATE idempotency_keys
-  SET status = $4, headers = $5, body = $6, secret_withheld = $7, owner = NULL, locked_until = NULL
-  WHERE scope = $1 AND key = $2 AND owner = $3`;
 
 /**
  * Gives the key back (an answer that is not stored: 5xx, 429, an invalid request): the next request

@@ -434,6 +434,23 @@ describe('Idempotency-Key', () => {
     });
   });
 
+  it('stores an answer sent just before the service stops', async () => {
+    const stopping = await createTestApp({}, { databaseUrl: t.databaseUrl });
+    const key = newKey();
+    const res = await stopping.http
+      .post('/v1/workflow-runs')
+      .set('x-api-key', ws.key)
+      .set(HEADER, key)
+      .send({ definitionId: waiting, input: { stopping: key } });
+    expect(res.status).toBe(201);
+    await stopping.close();
+    const [row] = await t.sql<{ status: number; body: string }>(
+      'SELECT status, body FROM idempotency_keys WHERE key = $1',
+      [key],
+    );
+    expect(row).toEqual({ status: 201, body: res.text });
+  });
+
   describe('expiry', () => {
     it('never replays an expired key, and the cleanup deletes expired keys', async () => {
       // No cleanup in this process's lifetime: the expired row is still there when the key comes again.

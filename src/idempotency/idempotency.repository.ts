@@ -88,6 +88,9 @@ export class IdempotencyRepository implements OnApplicationShutdown {
       connectionString: config.databaseUrl,
       max: FAST_POOL_SIZE,
       connectionTimeoutMillis: config.databaseConnectTimeoutMs,
+      // Every keyed request waits behind the statement in flight: one whose connection went silent
+      // must not hold them all until the operating system gives up on it (a 503 instead).
+      query_timeout: 2 * config.databaseConnectTimeoutMs,
       options: '-c synchronous_commit=off',
       application_name: 'idempotency',
     });

@@ -27,7 +27,9 @@ const LAYERS = [
   ['expressions'],
   ['steps'],
   ['queue', 'database'],
-  ['metrics', 'tracing'],
+  // idempotency: the Idempotency-Key interceptor (registered by app.module) and @SecretInAnswer, which
+  // the controllers of every feature above may use.
+  ['metrics', 'tracing', 'idempotency'],
   ['config'],
   ['common'],
 ];

@@ -1722,6 +1722,13 @@ export interface components {
                 code: "UNSUPPORTED_MEDIA_TYPE";
             };
         };
+        /** @description The error envelope of a 422 answer */
+        IdempotencyKeyReusedEnvelope: components["schemas"]["ErrorEnvelope"] & {
+            error?: {
+                /** @enum {string} */
+                code: "IDEMPOTENCY_KEY_REUSED";
+            };
+        };
         /** @description The error envelope of a 429 answer */
         RateLimitErrorEnvelope: components["schemas"]["ErrorEnvelope"] & {
             error?: {
@@ -1745,7 +1752,10 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -1855,6 +1865,8 @@ export interface operations {
             query?: never;
             header?: {
                 "x-admin-token"?: string;
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -1867,6 +1879,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1895,9 +1909,11 @@ export interface operations {
                     "application/json": components["schemas"]["AuthErrorEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1920,6 +1936,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -2095,6 +2120,8 @@ export interface operations {
             query?: never;
             header?: {
                 "x-admin-token"?: string;
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2105,6 +2132,7 @@ export interface operations {
             };
         };
         responses: {
+            /** @description With an Idempotency-Key, this answer (it holds the key) is never stored: a repeated Idempotency-Key is answered 409 naming the API key. */
             201: {
                 headers: {
                     [name: string]: unknown;
@@ -2147,10 +2175,23 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress; or a repeated Idempotency-Key whose first answer (the API key with its key) is not stored */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
@@ -2169,6 +2210,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -2207,7 +2257,10 @@ export interface operations {
     ApiKeysController_revoke: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -2217,6 +2270,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2225,6 +2280,15 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["RevokedDto"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed Idempotency-Key header (details.errors names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
             /** @description AUTH_ERROR: missing, invalid or revoked credentials */
@@ -2248,19 +2312,32 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -2371,7 +2448,10 @@ export interface operations {
     DefinitionsController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2383,6 +2463,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2420,9 +2502,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2445,6 +2529,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -2665,6 +2758,8 @@ export interface operations {
             header?: {
                 /** @description W3C Trace Context of the caller. Stored with the run; the spans of its steps link to it (README "Tracing"). A malformed value is ignored. */
                 traceparent?: string;
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path?: never;
             cookie?: never;
@@ -2677,6 +2772,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2689,6 +2786,8 @@ export interface operations {
             };
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,10 +2828,23 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
@@ -2751,6 +2863,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -2872,7 +2993,10 @@ export interface operations {
     RunsController_cancel: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -2882,6 +3006,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -2890,6 +3016,15 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["RunTransitionDto"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed Idempotency-Key header (details.errors names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
             /** @description AUTH_ERROR: missing, invalid or revoked credentials */
@@ -2913,19 +3048,32 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -2964,7 +3112,10 @@ export interface operations {
     RunsController_resume: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -2978,6 +3129,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3018,15 +3171,19 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3049,6 +3206,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -3087,7 +3253,10 @@ export interface operations {
     RunsController_signal: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3101,6 +3270,8 @@ export interface operations {
         responses: {
             202: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3141,15 +3312,19 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3172,6 +3347,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -3210,7 +3394,10 @@ export interface operations {
     RunsController_retry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3220,6 +3407,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3228,6 +3417,15 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["RunTransitionDto"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed Idempotency-Key header (details.errors names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
             /** @description AUTH_ERROR: missing, invalid or revoked credentials */
@@ -3251,19 +3449,32 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -3672,7 +3883,10 @@ export interface operations {
     SchedulesController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3684,6 +3898,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3721,9 +3937,11 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3746,6 +3964,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -3867,7 +4094,10 @@ export interface operations {
     SchedulesController_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3877,6 +4107,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -3885,6 +4117,15 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["DeletedScheduleDto"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed Idempotency-Key header (details.errors names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
             /** @description AUTH_ERROR: missing, invalid or revoked credentials */
@@ -3908,10 +4149,32 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -3950,7 +4213,10 @@ export interface operations {
     SchedulesController_update: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -3964,6 +4230,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4004,10 +4272,23 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
                 };
             };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
@@ -4026,6 +4307,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -4064,7 +4354,10 @@ export interface operations {
     SchedulesController_trigger: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -4074,6 +4367,8 @@ export interface operations {
         responses: {
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4082,6 +4377,15 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["RunDto"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed Idempotency-Key header (details.errors names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
             /** @description AUTH_ERROR: missing, invalid or revoked credentials */
@@ -4105,10 +4409,32 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -4396,7 +4722,10 @@ export interface operations {
     ApprovalsController_decide: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -4410,6 +4739,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4450,15 +4781,19 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -4481,6 +4816,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -5109,7 +5453,10 @@ export interface operations {
     WebhooksController_create: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5119,8 +5466,11 @@ export interface operations {
             };
         };
         responses: {
+            /** @description With an Idempotency-Key, this answer (it holds the secret) is stored encrypted with ENCRYPTION_KEY and replayed in full, to the same API key only; without ENCRYPTION_KEY not stored, and a repeated Idempotency-Key is answered 409 naming the webhook. */
             201: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5158,6 +5508,17 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress; or a repeated Idempotency-Key whose first answer (the webhook with its secret) is not stored */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
             413: {
                 headers: {
@@ -5174,6 +5535,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -5212,7 +5582,10 @@ export interface operations {
     WebhooksController_delete: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
             };
@@ -5222,6 +5595,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5230,6 +5605,15 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["DeletedWebhookDto"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed Idempotency-Key header (details.errors names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
             /** @description AUTH_ERROR: missing, invalid or revoked credentials */
@@ -5253,10 +5637,32 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
+                };
+            };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -5394,7 +5800,10 @@ export interface operations {
     WebhooksController_retry: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 id: string;
                 deliveryId: string;
@@ -5405,6 +5814,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5413,6 +5824,15 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["WebhookDeliveryDto"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed Idempotency-Key header (details.errors names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
                 };
             };
             /** @description AUTH_ERROR: missing, invalid or revoked credentials */
@@ -5436,19 +5856,32 @@ export interface operations {
             /** @description NOT_FOUND: absent or in another workspace */
             404: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["NotFoundEnvelope"];
                 };
             };
-            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached */
+            /** @description CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached; or a request with this Idempotency-Key is still in progress */
             409: {
                 headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -5550,7 +5983,10 @@ export interface operations {
     SessionsController_signIn: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5601,6 +6037,17 @@ export interface operations {
                     "application/json": components["schemas"]["ForbiddenEnvelope"];
                 };
             };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it) */
             413: {
                 headers: {
@@ -5617,6 +6064,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UnsupportedMediaTypeEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */
@@ -5655,7 +6111,10 @@ export interface operations {
     SessionsController_signOut: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description 1-255 printable ASCII characters (a UUID v4 is a good choice), bare or as a quoted string (`"…"`, IETF draft-ietf-httpapi-idempotency-key-header), sent once. The same key with the same request (method, path and query, canonical JSON body) within IDEMPOTENCY_KEY_TTL_MS (24 h) answers the first answer again with `Idempotency-Replayed: true` and changes nothing; with another request, 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, the request waits for its answer (IDEMPOTENCY_WAIT_MS), then 409. Keys are per workspace (per client address without an API key). Stored and replayed: 2xx and the 4xx answers other than 400, 401, 403, 413, 415, 422 and 429; never 5xx, nor an answer that sets a cookie. README "Idempotent requests". */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -5673,6 +6132,35 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["SignedOutDto"];
                     };
+                };
+            };
+            /** @description VALIDATION_ERROR: a malformed Idempotency-Key header (details.errors names it) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorEnvelope"];
+                };
+            };
+            /** @description CONFLICT: a request with this Idempotency-Key is still in progress */
+            409: {
+                headers: {
+                    /** @description `true` on an answer replayed for a repeated Idempotency-Key (absent on a first answer) */
+                    "Idempotency-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConflictEnvelope"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, path, body, or API key when the answer holds a secret) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdempotencyKeyReusedEnvelope"];
                 };
             };
             /** @description RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds */

@@ -62,7 +62,12 @@ async function main([command, file]) {
       `wrote ${path.relative(root, DOCUMENT_FILE)} and ${path.relative(root, TYPES_FILE)}`,
     );
   } else if (command === 'types' && file) {
-    process.stdout.write(await renderTypes(JSON.parse(await readFile(file, 'utf8'))));
+    const types = await renderTypes(JSON.parse(await readFile(file, 'utf8')));
+    // Into a pipe the write completes asynchronously once the reader has taken it: exiting before
+    // would cut the types at the pipe's buffer (64 KiB) whenever the reader is slow (a busy machine).
+    await new Promise((resolve, reject) =>
+      process.stdout.write(types, (err) => (err ? reject(err) : resolve())),
+    );
   } else {
     console.error('usage: node scripts/openapi.mjs generate | types <document.json>');
     process.exitCode = 2;

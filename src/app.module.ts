@@ -22,6 +22,8 @@ import { EnvelopeExceptionFilter } from './common/exception.filter';
 import { createValidationPipe } from './common/validation';
 import { APP_CONFIG, AppConfig } from './config/app-config';
 import { HealthModule } from './health/health.module';
+import { IdempotencyInterceptor } from './idempotency/idempotency.interceptor';
+import { IdempotencyModule } from './idempotency/idempotency.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { WorkspaceThrottlerGuard } from './rate-limit/workspace-throttler.guard';
@@ -85,6 +87,7 @@ export class AppModule {
         BudgetsModule,
         WebhooksModule,
         SessionsModule,
+        IdempotencyModule,
         ...(extraImports ?? []),
       ],
       providers: [
@@ -92,6 +95,9 @@ export class AppModule {
         { provide: APP_GUARD, useClass: WorkspaceThrottlerGuard },
         { provide: APP_GUARD, useClass: ApiKeyGuard },
         { provide: APP_FILTER, useClass: EnvelopeExceptionFilter },
+        // Interceptors run in this order, the first outermost: a replayed Idempotency-Key answer is
+        // the stored envelope as sent, which the envelope interceptor must not wrap again.
+        { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],

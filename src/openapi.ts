@@ -2,6 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { documentConsoleSession, documentErrorSchemas, documentScopes } from './common/swagger';
 import { documentStepTypes } from './definitions/dto/definition.dto';
+import { documentIdempotency } from './idempotency/idempotency.openapi';
 
 /**
  * The OpenAPI document of the service, built from the controllers' decorators. `stepTypes` are the
@@ -41,6 +42,7 @@ export function buildOpenApiDocument(
   documentStepTypes(document, stepTypes);
   documentScopes(document);
   documentConsoleSession(document, 'console-session');
+  documentIdempotency(document);
   documentErrorSchemas(document);
   return document;
 }

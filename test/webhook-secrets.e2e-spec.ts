@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { checkedAgent } from './support/openapi-check';
 import type TestAgent from 'supertest/lib/agent';
-import { encryptionKeyId } from '../src/webhooks/secret-cipher';
+import { encryptionKeyId } from '../src/common/secret-cipher';
 import { fileDatabaseUrl } from './support/database';
 import { createWorkspaceWithKey, type WorkspaceWithKey } from './support/factories';
 import { startHttpsReceiver, type HttpsReceiver } from './support/https-receiver';

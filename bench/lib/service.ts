@@ -18,6 +18,7 @@ export function request<T = unknown>(
   urlPath: string,
   body?: unknown,
   apiKey?: string,
+  headers: Record<string, string> = {},
 ): Promise<HttpAnswer<T>> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const url = new URL(urlPath, baseUrl);
@@ -34,6 +35,7 @@ export function request<T = unknown>(
             ? { 'content-type': 'application/json', 'content-length': payload.length }
             : {}),
           ...(apiKey ? { 'x-api-key': apiKey } : {}),
+          ...headers,
         },
       },
       (res) => {
@@ -66,8 +68,9 @@ export async function call<T = unknown>(
   urlPath: string,
   body?: unknown,
   apiKey?: string,
+  headers?: Record<string, string>,
 ): Promise<T> {
-  const res = await request<T>(baseUrl, method, urlPath, body, apiKey);
+  const res = await request<T>(baseUrl, method, urlPath, body, apiKey, headers);
   if (res.status < 200 || res.status > 299) {
     throw new Error(`${method} ${urlPath} answered ${res.status}: ${JSON.stringify(res.body)}`);
   }

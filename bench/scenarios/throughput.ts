@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { call, startService, type Service } from '../lib/service';
 import type { Throughput } from '../lib/types';
@@ -10,12 +11,16 @@ export interface Target {
   steps: number;
 }
 
-/** Creates `count` runs over HTTP with `inFlight` requests pending at once; returns their ids. */
+/**
+ * Creates `count` runs over HTTP with `inFlight` requests pending at once; returns their ids. `keyed`:
+ * every POST carries an Idempotency-Key of its own (a new UUID), as a careful client sends it.
+ */
 export async function createRuns(
   svc: Service,
   t: Target,
   count: number,
   inFlight: number,
+  keyed = false,
 ): Promise<string[]> {
   const ids: string[] = new Array<string>(count);
   await pooled(count, inFlight, async (i) => {
@@ -25,6 +30,7 @@ export async function createRuns(
       '/v1/workflow-runs',
       { definitionId: t.definitionId, input: { i } },
       t.apiKey,
+      keyed ? { 'Idempotency-Key': randomUUID() } : undefined,
     );
     ids[i] = run.id;
   });
@@ -97,7 +103,8 @@ function summarise(
 
 /**
  * 1(a) end to end: the service runs with its executor; runs are created over HTTP with `inFlight`
- * requests pending, timed from the first POST until the last run is COMPLETED.
+ * requests pending (each with an Idempotency-Key when `keyed`), timed from the first POST until the
+ * last run is COMPLETED.
  */
 export async function endToEnd(
   svc: Service,
@@ -105,9 +112,10 @@ export async function endToEnd(
   t: Target,
   count: number,
   inFlight: number,
+  keyed = false,
 ): Promise<Throughput> {
   const start = nowMs();
-  const ids = await createRuns(svc, t, count, inFlight);
+  const ids = await createRuns(svc, t, count, inFlight, keyed);
   await waitCompleted(db, ids, 300_000);
   const rows = await timings(db, ids);
   const end = Math.max(...rows.map((r) => r.finished));

@@ -11,6 +11,7 @@ import {
 } from '../common/auth';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
+import { SecretInAnswer } from '../idempotency/secret-answer';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto, RevokedDto } from './dto/api-key.dto';
 
@@ -24,6 +25,8 @@ export class ApiKeysController {
   @RequiresScope('keys:write')
   @HttpCode(201)
   @KeyOrBootstrapAuth()
+  // The contract stores only a hash of a key: a replay of its creation cannot show it again.
+  @SecretInAnswer({ field: 'key', resource: 'API key', store: 'never' })
   @ApiOperation({
     summary: 'Create an API key',
     description:

@@ -53,6 +53,19 @@ export class ConflictError extends AppError {
 }
 
 /**
+ * 422 IDEMPOTENCY_KEY_REUSED: an Idempotency-Key sent again with another request (method, path, body,
+ * or API key for an answer that holds a secret) than the one it was first used for (README
+ * "Idempotent requests"). `details.errors` names the header.
+ */
+export class IdempotencyKeyReusedError extends AppError {
+  constructor(message: string) {
+    super(422, 'IDEMPOTENCY_KEY_REUSED', message, {
+      errors: [{ field: 'Idempotency-Key', message }],
+    });
+  }
+}
+
+/**
  * A configured storage limit (README "Limits on stored data") that the request would pass: 413
  * PAYLOAD_TOO_LARGE for a value over its size limit, 409 CONFLICT for a workspace at its count limit.
  * `details` names the field (`errors`, like a validation error) and the limit with its value.

@@ -15,6 +15,7 @@ export const ERROR_CODE_BY_STATUS = {
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
+  422: 'IDEMPOTENCY_KEY_REUSED',
   429: 'RATE_LIMIT_ERROR',
   500: 'INTERNAL_ERROR',
   503: 'SERVICE_UNAVAILABLE',
@@ -31,6 +32,9 @@ const ERROR_TEXT: Record<ErrorStatus, string> = {
   409: 'CONFLICT: duplicate, not allowed in the current state, or a workspace count limit reached',
   413: 'PAYLOAD_TOO_LARGE: body over 1 MiB, or a value over its storage limit (details.limit names it)',
   415: 'UNSUPPORTED_MEDIA_TYPE: a body whose Content-Type is not application/json (UTF-8)',
+  422:
+    'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for another request (method, ' +
+    'path, body, or API key when the answer holds a secret)',
   429: 'RATE_LIMIT_ERROR: too many requests; retry after Retry-After seconds',
   500: 'INTERNAL_ERROR: unexpected server error (the log has it, with the X-Request-Id)',
   503: 'SERVICE_UNAVAILABLE: the database cannot be reached; retry after Retry-After seconds',
@@ -86,6 +90,16 @@ export function ApiEnvelope(
 function errorSchemaName(status: ErrorStatus): string {
   const words = ERROR_CODE_BY_STATUS[status].toLowerCase().split('_');
   return `${words.map((w) => w[0].toUpperCase() + w.slice(1)).join('')}Envelope`;
+}
+
+/** An error answer in the error envelope, as a response object of the document. */
+export function errorResponse(status: ErrorStatus, description = ERROR_TEXT[status]) {
+  return {
+    description,
+    content: {
+      'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaName(status)}` } },
+    },
+  };
 }
 
 /**
@@ -181,12 +195,7 @@ export function documentScopes(document: OpenAPIObject): void {
  * instead of on each route, so that no route can forget it.
  */
 export function documentConsoleSession(document: OpenAPIObject, schemeName: string): void {
-  const forbidden = {
-    description: ERROR_TEXT[403],
-    content: {
-      'application/json': { schema: { $ref: `#/components/schemas/${errorSchemaName(403)}` } },
-    },
-  };
+  const forbidden = errorResponse(403);
   for (const item of Object.values(document.paths)) {
     for (const [method, operation] of Object.entries(item) as [string, unknown][]) {
       const op = operation as {

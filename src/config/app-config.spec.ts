@@ -27,6 +27,12 @@ describe('loadConfig', () => {
       rateLimit: { max: 1000, windowMs: 60000 },
       redisUrl: undefined,
       trustProxy: false,
+      idempotency: {
+        ttlMs: 86_400_000,
+        waitMs: 5000,
+        claimLeaseMs: 60_000,
+        cleanupIntervalMs: 60_000,
+      },
       executor: {
         enabled: true,
         concurrency: 32,
@@ -98,6 +104,10 @@ describe('loadConfig', () => {
       RATE_LIMIT_WINDOW_MS: '1000',
       REDIS_URL: 'redis://cache:6379',
       TRUST_PROXY: '2',
+      IDEMPOTENCY_KEY_TTL_MS: '3600000',
+      IDEMPOTENCY_WAIT_MS: '0',
+      IDEMPOTENCY_CLAIM_LEASE_MS: '10000',
+      IDEMPOTENCY_CLEANUP_INTERVAL_MS: '500',
       EXECUTOR_ENABLED: 'false',
       EXECUTOR_CONCURRENCY: '4',
       EXECUTOR_POLL_INTERVAL_MS: '100',
@@ -166,6 +176,7 @@ describe('loadConfig', () => {
       rateLimit: { max: 0, windowMs: 1000 },
       redisUrl: 'redis://cache:6379',
       trustProxy: 2,
+      idempotency: { ttlMs: 3_600_000, waitMs: 0, claimLeaseMs: 10_000, cleanupIntervalMs: 500 },
       executor: {
         enabled: false,
         concurrency: 4,
@@ -470,6 +481,24 @@ describe('loadConfig', () => {
         'MAX_BUFFERED_SIGNALS_PER_RUN',
       ].sort(),
     );
+  });
+
+  it('refuses idempotency settings out of their range, naming each', () => {
+    const problems = problemsOf({
+      IDEMPOTENCY_KEY_TTL_MS: '999',
+      IDEMPOTENCY_WAIT_MS: '60001',
+      IDEMPOTENCY_CLAIM_LEASE_MS: 'soon',
+      IDEMPOTENCY_CLEANUP_INTERVAL_MS: '99',
+    });
+    expect(problems.map((p) => p.split(':')[0]).sort()).toEqual([
+      'IDEMPOTENCY_CLAIM_LEASE_MS',
+      'IDEMPOTENCY_CLEANUP_INTERVAL_MS',
+      'IDEMPOTENCY_KEY_TTL_MS',
+      'IDEMPOTENCY_WAIT_MS',
+    ]);
+    expect(problemsOf({ IDEMPOTENCY_KEY_TTL_MS: String(31 * 24 * 3600 * 1000) })).toEqual([
+      'IDEMPOTENCY_KEY_TTL_MS: must not be greater than 2592000000',
+    ]);
   });
 
   it('refuses event stream settings out of their range, naming each', () => {

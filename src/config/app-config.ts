@@ -57,6 +57,9 @@ export type TraceSampler = (typeof TRACE_SAMPLERS)[number];
 /** APPROVAL_MAX_TIMEOUT_MS's default: 30 days. */
 export const DEFAULT_APPROVAL_MAX_TIMEOUT_MS = 2_592_000_000;
 
+/** Stripe keeps keys a day; a month is the most that is kept (the table grows with the retention). */
+const MAX_IDEMPOTENCY_TTL_MS = 30 * 24 * 3600 * 1000;
+
 /** Caps on stored JSON stay well under what one jsonb value may hold (255 MB). */
 const MAX_STORED_JSON_BYTES = 128 * 1024 * 1024;
 
@@ -109,6 +112,33 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
+
+  // Idempotent requests (README "Idempotent requests"): how long an Idempotency-Key's first answer is
+  // kept, how long an identical request waits for one still in progress, when a claim left by a
+  // process that died is taken over, and how often expired keys are deleted.
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(MAX_IDEMPOTENCY_TTL_MS)
+  IDEMPOTENCY_KEY_TTL_MS = 24 * 3600 * 1000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  IDEMPOTENCY_WAIT_MS = 5000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(MAX_TIMER_MS)
+  IDEMPOTENCY_CLAIM_LEASE_MS = 60_000;
+
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(MAX_TIMER_MS)
+  IDEMPOTENCY_CLEANUP_INTERVAL_MS = 60_000;
 
   @Transform(toBool)
   @IsBoolean()
@@ -490,6 +520,17 @@ export interface AppConfig {
    * count trusts that many proxies in front; a list trusts proxies at those addresses or CIDRs.
    */
   trustProxy: TrustProxy;
+  /** The Idempotency-Key header on POST, PATCH and DELETE (README "Idempotent requests"). */
+  idempotency: {
+    /** How long a key's first answer is kept and replayed, from the first request. */
+    ttlMs: number;
+    /** How long a request waits for an identical one in progress before 409. */
+    waitMs: number;
+    /** An in-progress claim older than this is taken over by the next identical request. */
+    claimLeaseMs: number;
+    /** How often the replica holding the cleanup lease deletes expired keys. */
+    cleanupIntervalMs: number;
+  };
   executor: {
     enabled: boolean;
     concurrency: number;
@@ -806,6 +847,10 @@ export const CONFIG_VARIABLES = [
   'RATE_LIMIT_WINDOW_MS',
   'REDIS_URL',
   'TRUST_PROXY',
+  'IDEMPOTENCY_KEY_TTL_MS',
+  'IDEMPOTENCY_WAIT_MS',
+  'IDEMPOTENCY_CLAIM_LEASE_MS',
+  'IDEMPOTENCY_CLEANUP_INTERVAL_MS',
   'EXECUTOR_ENABLED',
   'EXECUTOR_CONCURRENCY',
   'EXECUTOR_POLL_INTERVAL_MS',
@@ -911,6 +956,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimit: { max: vars.RATE_LIMIT_MAX, windowMs: vars.RATE_LIMIT_WINDOW_MS },
     redisUrl: vars.REDIS_URL,
     trustProxy,
+    idempotency: {
+      ttlMs: vars.IDEMPOTENCY_KEY_TTL_MS,
+      waitMs: vars.IDEMPOTENCY_WAIT_MS,
+      claimLeaseMs: vars.IDEMPOTENCY_CLAIM_LEASE_MS,
+      cleanupIntervalMs: vars.IDEMPOTENCY_CLEANUP_INTERVAL_MS,
+    },
     executor: {
       enabled: vars.EXECUTOR_ENABLED,
       concurrency: vars.EXECUTOR_CONCURRENCY,

@@ -6,7 +6,7 @@ import {
   OnApplicationBootstrap,
 } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { SecretCipher, SecretUnreadableError } from './secret-cipher';
+import { SecretCipher, SecretUnreadableError } from '../common/secret-cipher';
 import { WebhooksRepository } from './webhooks.repository';
 
 /** Rows rewritten per transaction by the start-up pass. */
@@ -14,7 +14,7 @@ export const SECRET_REWRITE_BATCH = 100;
 
 /**
  * Webhook secrets at rest (README "Encryption at rest"). With ENCRYPTION_KEY, new secrets are stored
- * encrypted (secret-cipher.ts) and ENCRYPTION_KEY_PREVIOUS keys still decrypt. Whenever keys are
+ * encrypted (common/secret-cipher.ts) and ENCRYPTION_KEY_PREVIOUS keys still decrypt. Whenever keys are
  * configured, every process rewrites at start-up, in the background and in batches, each stored
  * secret that is not in the current form: plain rows and rows of a former key end up under the
  * current key (or back in plain text when only former keys are left, to turn encryption off).

@@ -16,7 +16,7 @@ import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { Metrics, type DeliveryOutcome } from '../metrics/metrics';
 import { WEBHOOK_READY_CHANNEL } from '../queue/channels';
 import { recordDeliveryOutcome, traceDelivery } from '../tracing/spans';
-import { SecretUnreadableError } from './secret-cipher';
+import { SecretUnreadableError } from '../common/secret-cipher';
 import { deliveryHeaders } from './signing';
 import { WebhookSecretsService } from './webhook-secrets.service';
 import * as SQL from './webhook-sender.sql';

@@ -4,6 +4,7 @@ import { CurrentWorkspace, RequiresScope } from '../common/auth';
 import { Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
+import { SecretInAnswer } from '../idempotency/secret-answer';
 import {
   CreateWebhookDto,
   CreatedWebhookDto,
@@ -25,6 +26,7 @@ export class WebhooksController {
   @Post()
   @RequiresScope('webhooks:write')
   @HttpCode(201)
+  @SecretInAnswer({ field: 'secret', resource: 'webhook', store: 'encrypt' })
   @ApiOperation({
     summary: 'Register a webhook',
     description:

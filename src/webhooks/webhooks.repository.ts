@@ -3,7 +3,7 @@ import { Database } from '../common/database';
 import type { DeliveryStatus } from './dto/webhook.dto';
 import { WEBHOOK_READY_CHANNEL } from '../queue/channels';
 import type { WebhookEventType } from '../queue/outbox';
-import { ENCRYPTED_PREFIX } from './secret-cipher';
+import { ENCRYPTED_PREFIX } from '../common/secret-cipher';
 
 export interface WebhookRow {
   id: string;

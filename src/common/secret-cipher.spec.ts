@@ -1,9 +1,10 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { encryptionKeyId, SecretCipher, SecretUnreadableError } from './secret-cipher';
-import { generateWebhookSecret } from './signing';
 
 const KEY_A = randomBytes(32);
 const KEY_B = randomBytes(32);
+/** A secret of the webhooks' form (`whsec_` + base64 of 32 random bytes). */
+const generateWebhookSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 function unreadable(fn: () => unknown): SecretUnreadableError {
   try {

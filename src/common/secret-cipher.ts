@@ -1,27 +1,45 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * Webhook secrets at rest. With a key, a stored secret reads
- * `enc:v1:<key id>:<iv>:<ciphertext><tag>` (base64url parts): AES-256-GCM with a random 96-bit IV,
- * the webhook id as additional authenticated data, so a ciphertext copied onto another webhook's row
- * does not decrypt. The key id (the first 8 hex digits of the key's SHA-256) says which key wrote a
- * row, so that former keys can still read it during a rotation. A stored value without the `enc:`
- * prefix is a plain secret (`whsec_...`), written before a key was configured or while none is.
+ * Secrets at rest (webhook secrets, stored answers of idempotent requests that hold a secret), under
+ * ENCRYPTION_KEY. With a key, a stored secret reads `enc:v1:<key id>:<iv>:<ciphertext><tag>`
+ * (base64url parts): AES-256-GCM with a random 96-bit IV, the owning row's identity (a webhook's id)
+ * as additional authenticated data, so a ciphertext copied onto another row does not decrypt. The key
+ * id (the first 8 hex digits of the key's SHA-256) says which key wrote a row, so that former keys can
+ * still read it during a rotation. A stored value without the `enc:` prefix is plain text (a
+ * `whsec_...` secret), written before a key was configured or while none is.
  */
 export const ENCRYPTED_PREFIX = 'enc:v1:';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+
+/** What a cipher's values are, in the words of its errors. */
+export interface SecretKind {
+  /** The value, as a message's subject: `the webhook secret`. */
+  subject: string;
+  /** The row a value belongs to: `this webhook`. */
+  owner: string;
+  /** What the operator does about a value that does not decrypt with its key: `re-create the webhook`. */
+  remedy: string;
+}
+
+export const WEBHOOK_SECRET: SecretKind = {
+  subject: 'the webhook secret',
+  owner: 'this webhook',
+  remedy: 're-create the webhook',
+};
 
 /** A stored secret that no configured key can decrypt. The message is safe to show a tenant. */
 export class SecretUnreadableError extends Error {
   constructor(
     readonly keyId: string,
     readonly reason: 'unknown-key' | 'corrupt',
+    private readonly kind: SecretKind = WEBHOOK_SECRET,
   ) {
     super(
       reason === 'unknown-key'
-        ? 'the webhook secret cannot be decrypted: it was encrypted with a key this server no longer has'
-        : 'the webhook secret cannot be decrypted: the stored value is damaged or was not written for this webhook',
+        ? `${kind.subject} cannot be decrypted: it was encrypted with a key this server no longer has`
+        : `${kind.subject} cannot be decrypted: the stored value is damaged or was not written for ${kind.owner}`,
     );
     this.name = 'SecretUnreadableError';
   }
@@ -30,7 +48,7 @@ export class SecretUnreadableError extends Error {
   get operatorHint(): string {
     return this.reason === 'unknown-key'
       ? `add the key with id ${this.keyId} to ENCRYPTION_KEY_PREVIOUS`
-      : `the row does not decrypt with the key with id ${this.keyId}: re-create the webhook`;
+      : `the row does not decrypt with the key with id ${this.keyId}: ${this.kind.remedy}`;
   }
 }
 
@@ -43,7 +61,11 @@ export class SecretCipher {
   /** Id of the key new values are written with; undefined stores plain text. */
   readonly currentKeyId: string | undefined;
 
-  constructor(current: Buffer | undefined, previous: readonly Buffer[] = []) {
+  constructor(
+    current: Buffer | undefined,
+    previous: readonly Buffer[] = [],
+    private readonly kind: SecretKind = WEBHOOK_SECRET,
+  ) {
     for (const key of previous) this.keys.set(encryptionKeyId(key), key);
     if (current) {
       this.currentKeyId = encryptionKeyId(current);
@@ -56,7 +78,7 @@ export class SecretCipher {
     return this.keys.size > 0;
   }
 
-  /** The stored form of `plain` for the webhook `id`: encrypted with the current key, if any. */
+  /** The stored form of `plain` for the row `id`: encrypted with the current key, if any. */
   seal(id: string, plain: string): string {
     if (this.currentKeyId === undefined) return plain;
     const key = this.keys.get(this.currentKeyId)!;
@@ -74,11 +96,11 @@ export class SecretCipher {
       .slice(ENCRYPTED_PREFIX.length)
       .split(':');
     const key = this.keys.get(keyId);
-    if (!key) throw new SecretUnreadableError(keyId, 'unknown-key');
+    if (!key) throw new SecretUnreadableError(keyId, 'unknown-key', this.kind);
     const iv = Buffer.from(ivText, 'base64url');
     const body = Buffer.from(bodyText, 'base64url');
     if (iv.length !== IV_BYTES || body.length < TAG_BYTES) {
-      throw new SecretUnreadableError(keyId, 'corrupt');
+      throw new SecretUnreadableError(keyId, 'corrupt', this.kind);
     }
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, iv);
@@ -90,7 +112,7 @@ export class SecretCipher {
       ]);
       return plain.toString('utf8');
     } catch {
-      throw new SecretUnreadableError(keyId, 'corrupt');
+      throw new SecretUnreadableError(keyId, 'corrupt', this.kind);
     }
   }
 

@@ -1,0 +1,212 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Pool } from 'pg';
+import { Database } from '../common/database';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import * as SQL from './idempotency.sql';
+
+/** Connections of the batched writes (one statement in flight at a time; a spare for a reconnect). */
+const FAST_POOL_SIZE = 2;
+
+/** What a request is, for telling a replay from a reuse of its key. */
+export interface RequestFingerprint {
+  method: string;
+  /** The path and query as sent. */
+  path: string;
+  bodyHash: Buffer;
+  /** The calling API key, for routes whose answer holds a secret; else null. */
+  caller: string | null;
+}
+
+/** The headers a replay carries (lower-case names). */
+export type StoredHeaders = Record<string, string>;
+
+/** An answer as stored: `body` is the JSON text sent, or its `enc:v1:` encryption. */
+export interface StoredAnswer {
+  status: number;
+  headers: StoredHeaders;
+  body: string;
+  /** The answer held a secret that was not stored: `body` is the answer without it. */
+  secretWithheld: boolean;
+}
+
+/** A claim of a key, by the request of `owner`. */
+export interface NewClaim {
+  scope: string;
+  key: string;
+  request: RequestFingerprint;
+  owner: string;
+}
+
+/** The answer of `owner`'s claim, to be stored. */
+export interface PendingAnswer {
+  scope: string;
+  key: string;
+  owner: string;
+  answer: StoredAnswer;
+}
+
+/** The row of a key another request holds. */
+export interface HeldKey {
+  request: RequestFingerprint;
+  /** Undefined while that request is in progress. */
+  answer?: StoredAnswer;
+}
+
+interface Row {
+  claimed: boolean;
+  method: string;
+  path: string;
+  body_hash: Buffer;
+  caller: string | null;
+  status: number | null;
+  headers: StoredHeaders | null;
+  body: string | null;
+  secret_withheld: boolean;
+}
+
+/**
+ * The idempotency_keys table (idempotency.sql.ts). `scope` is `ws:<workspace id>` or
+ * `ip:<client address>`; it comes first in every statement.
+ *
+ * The batched writes of every keyed request (claims of new keys and answers, WRITE) run on
+ * connections of their own with `synchronous_commit` off: their commits do not wait for the WAL
+ * to reach the disk (that wait, an fsync per commit, was most of what a key cost). A claim is durable
+ * by the time the request's own change commits (a later commit flushes the WAL up to it), and an
+ * answer a moment later; a database crash in that moment leaves a key claimed (until its lease ends)
+ * without its answer, as a crash of the service between the change and the answer does. The other
+ * statements (the full claim, releases, the cleanup) are rare and use the shared pool.
+ */
+@Injectable()
+export class IdempotencyRepository implements OnApplicationShutdown {
+  private readonly fast: Pool;
+
+  constructor(
+    private readonly db: Database,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.fast = new Pool({
+      connectionString: config.databaseUrl,
+      max: FAST_POOL_SIZE,
+      connectionTimeoutMillis: config.databaseConnectTimeoutMs,
+      // Every keyed request waits behind the statement in flight: one whose connection went silent
+      // must not hold them all until the operating system gives up on it (a 503 instead).
+      query_timeout: 2 * config.databaseConnectTimeoutMs,
+      options: '-c synchronous_commit=off',
+      application_name: 'idempotency',
+    });
+    // An idle connection that the server ends (a restart): the next statement opens another.
+    this.fast.on('error', () => undefined);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.fast.end();
+  }
+
+  /**
+   * Writes answers into their claims and claims new keys, in one statement on the fast connections;
+   * returns the owners whose claim was made and the answers that were not stored (their claim was
+   * taken over).
+   */
+  async write(
+    claims: readonly NewClaim[],
+    answers: readonly PendingAnswer[],
+    leaseMs: number,
+    ttlMs: number,
+  ): Promise<{ claimed: Set<string>; lost: PendingAnswer[] }> {
+    const { rows } = await this.fast.query<{
+      claimed: string | null;
+      scope: string | null;
+      key: string | null;
+    }>({ name: 'idempotency_write', text: SQL.WRITE }, [
+      answers.map((a) => a.scope),
+      answers.map((a) => a.key),
+      answers.map((a) => a.owner),
+      answers.map((a) => a.answer.status),
+      answers.map((a) => JSON.stringify(a.answer.headers)),
+      answers.map((a) => a.answer.body),
+      answers.map((a) => a.answer.secretWithheld),
+      claims.map((c) => c.scope),
+      claims.map((c) => c.key),
+      claims.map((c) => c.request.method),
+      claims.map((c) => c.request.path),
+      claims.map((c) => c.request.bodyHash),
+      claims.map((c) => c.request.caller),
+      claims.map((c) => c.owner),
+      leaseMs,
+      ttlMs,
+    ]);
+    const claimed = new Set<string>();
+    const answered = new Set<string>();
+    for (const row of rows) {
+      if (row.claimed !== null) claimed.add(row.claimed);
+      else answered.add(`${row.scope}\n${row.key}`);
+    }
+    return { claimed, lost: answers.filter((a) => !answered.has(`${a.scope}\n${a.key}`)) };
+  }
+
+  /**
+   * Claims the key for `owner`, or returns the row that holds it; undefined when neither happened
+   * (a concurrent claim committed after the statement's snapshot: ask again).
+   */
+  async claim(
+    scope: string,
+    key: string,
+    request: RequestFingerprint,
+    owner: string,
+    leaseMs: number,
+    ttlMs: number,
+  ): Promise<'claimed' | HeldKey | undefined> {
+    const { rows } = await this.db.query<Row>({ name: 'idempotency_claim', text: SQL.CLAIM }, [
+      scope,
+      key,
+      request.method,
+      request.path,
+      request.bodyHash,
+      request.caller,
+      owner,
+      leaseMs,
+      ttlMs,
+    ]);
+    const row = rows[0];
+    if (!row) return undefined;
+    if (row.claimed) return 'claimed';
+    return {
+      request: {
+        method: row.method,
+        path: row.path,
+        bodyHash: row.body_hash,
+        caller: row.caller,
+      },
+      answer:
+        row.status === null
+          ? undefined
+          : {
+              status: row.status,
+              headers: row.headers ?? {},
+              body: row.body ?? '',
+              secretWithheld: row.secret_withheld,
+            },
+    };
+  }
+
+  /** Deletes owner's claim: the key is free again. */
+  async release(scope: string, key: string, owner: string): Promise<void> {
+    await this.db.query({ name: 'idempotency_release', text: SQL.RELEASE }, [scope, key, owner]);
+  }
+
+  /** Whether `holder` holds (now, for `leaseMs`) the lease of job `name`. */
+  async takeJobLease(name: string, holder: string, leaseMs: number): Promise<boolean> {
+    const res = await this.db.query(SQL.TAKE_JOB_LEASE, [name, holder, leaseMs]);
+    return res.rowCount === 1;
+  }
+
+  async dropJobLease(name: string, holder: string): Promise<void> {
+    await this.db.query(SQL.DROP_JOB_LEASE, [name, holder]);
+  }
+
+  /** Deletes up to `limit` expired keys; returns how many. */
+  async deleteExpired(limit: number): Promise<number> {
+    const res = await this.db.query(SQL.DELETE_EXPIRED, [limit]);
+    return res.rowCount ?? 0;
+  }
+}

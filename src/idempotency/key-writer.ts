@@ -1,0 +1,138 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
+import { CoalescedTask } from '../common/coalesced-task';
+import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { IdempotencyRepository, type NewClaim, type PendingAnswer } from './idempotency.repository';
+
+/** Claims and answers per statement at most, and the answers' body characters (a body may be 1 MiB). */
+const MAX_CLAIMS = 500;
+const MAX_ANSWERS = 200;
+const MAX_ANSWER_CHARS = 4 * 1024 * 1024;
+/**
+ * How long answers wait for a claim to share a statement with before they are written alone. They
+ * wait off the response's path (it has gone out); an identical request that arrives meanwhile waits
+ * for the answer as for one in progress.
+ */
+const ANSWER_DELAY_MS = 10;
+
+interface QueuedClaim extends NewClaim {
+  settle: (claimed: boolean) => void;
+  fail: (err: unknown) => void;
+}
+
+/**
+ * The writes of keyed requests (README "Idempotent requests"), batched: the claims of new keys, which
+ * their requests wait for, and the answers, which nobody waits for. One WRITE statement at a time,
+ * taking every claim queued while the previous one ran and every answer queued so far: a claim is
+ * sent at once when nothing is in flight, and answers ride along with claims, or go alone
+ * ANSWER_DELAY_MS after they were queued. So a busy service pays about one round trip per batch of
+ * keyed requests for both of their writes. At shutdown everything queued is written before the
+ * connections close.
+ */
+@Injectable()
+export class KeyWriter implements BeforeApplicationShutdown {
+  private readonly logger = new Logger('Idempotency');
+  private claims: QueuedClaim[] = [];
+  private answers: PendingAnswer[] = [];
+  private readonly writer = new CoalescedTask(() => this.writeQueued());
+  private timer?: NodeJS.Timeout;
+  private answersDue = false;
+  private draining = false;
+  private idle: Array<() => void> = [];
+
+  constructor(
+    private readonly keys: IdempotencyRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /** Whether the key was free and is now the claim's owner's (false: another request holds it). */
+  claim(claim: NewClaim): Promise<boolean> {
+    return new Promise((settle, fail) => {
+      this.claims.push({ ...claim, settle, fail });
+      this.writer.trigger();
+    });
+  }
+
+  /** Queues the answer of a claim to be stored. */
+  answer(answer: PendingAnswer): void {
+    this.answers.push(answer);
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.answersDue = true;
+      this.writer.trigger();
+    }, ANSWER_DELAY_MS);
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.draining = true;
+    if (this.claims.length === 0 && this.answers.length === 0) return;
+    const done = new Promise<void>((resolve) => this.idle.push(resolve));
+    this.writer.trigger();
+    await done;
+  }
+
+  private async writeQueued(): Promise<void> {
+    const { claimLeaseMs, ttlMs } = this.config.idempotency;
+    while (
+      this.claims.length > 0 ||
+      (this.answers.length > 0 && (this.answersDue || this.draining))
+    ) {
+      const answers = this.takeAnswers();
+      const claims = this.takeClaims(answers);
+      if (this.answers.length === 0) {
+        this.answersDue = false;
+        clearTimeout(this.timer);
+        this.timer = undefined;
+      }
+      try {
+        const { claimed, lost } = await this.keys.write(claims, answers, claimLeaseMs, ttlMs);
+        for (const c of claims) c.settle(claimed.has(c.owner));
+        if (lost.length > 0) {
+          this.logger.warn(
+            { keys: lost.length },
+            'Idempotency-Key request(s) outlived their claim (IDEMPOTENCY_CLAIM_LEASE_MS) and ' +
+              'were taken over: their answers are not stored',
+          );
+        }
+      } catch (err) {
+        for (const c of claims) c.fail(err);
+        if (answers.length > 0) {
+          this.logger.warn(
+            { err, keys: answers.length },
+            'answers to Idempotency-Key requests could not be stored; their keys stay claimed ' +
+              'until IDEMPOTENCY_CLAIM_LEASE_MS has passed',
+          );
+        }
+      }
+    }
+    if (this.claims.length === 0 && this.answers.length === 0) {
+      for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+
+  private takeAnswers(): PendingAnswer[] {
+    let chars = 0;
+    let n = 0;
+    while (n < this.answers.length && n < MAX_ANSWERS && chars < MAX_ANSWER_CHARS) {
+      chars += this.answers[n].answer.body.length;
+      n++;
+    }
+    return this.answers.splice(0, n);
+  }
+
+  /**
+   * The claims for the next statement: not one of a key answered in it (that claim goes in the next
+   * statement, and finds the key answered).
+   */
+  private takeClaims(answers: readonly PendingAnswer[]): QueuedClaim[] {
+    if (answers.length === 0) return this.claims.splice(0, MAX_CLAIMS);
+    const answered = new Set(answers.map((a) => `${a.scope}\n${a.key}`));
+    const now: QueuedClaim[] = [];
+    const later: QueuedClaim[] = [];
+    for (const c of this.claims) {
+      if (now.length < MAX_CLAIMS && !answered.has(`${c.scope}\n${c.key}`)) now.push(c);
+      else later.push(c);
+    }
+    this.claims = later;
+    return now;
+  }
+}

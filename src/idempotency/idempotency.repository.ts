@@ -69,7 +69,7 @@ interface Row {
  * `ip:<client address>`; it comes first in every statement.
  *
  * The batched writes of every keyed request (claims of new keys and answers, WRITE) run on
- * connections of their own with `synchronous_commit` off: their commits do not wait for the WAL
+ * connections of their own (WRITE_SESSION_SETTINGS) with `synchronous_commit` off: their commits do not wait for the WAL
  * to reach the disk (that wait, an fsync per commit, was most of what a key cost). A claim is durable
  * by the time the request's own change commits (a later commit flushes the WAL up to it), and an
  * answer a moment later; a database crash in that moment leaves a key claimed (until its lease ends)
@@ -91,7 +91,7 @@ export class IdempotencyRepository implements OnApplicationShutdown {
       // Every keyed request waits behind the statement in flight: one whose connection went silent
       // must not hold them all until the operating system gives up on it (a 503 instead).
       query_timeout: 2 * config.databaseConnectTimeoutMs,
-      options: '-c synchronous_commit=off',
+      options: SQL.WRITE_SESSION_SETTINGS.map(([name, value]) => `-c ${name}=${value}`).join(' '),
       application_name: 'idempotency',
     });
     // An idle connection that the server ends (a restart): the next statement opens another.

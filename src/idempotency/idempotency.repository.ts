@@ -4,8 +4,8 @@ import { Database } from '../common/database';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import * as SQL from './idempotency.sql';
 
-/** Connections of the batched writes (one statement in flight at a time; a spare for a reconnect). */
-const FAST_POOL_SIZE = 2;
+/** Connections of the batched writes: as many WRITE statements run at once (KeyWriter). */
+export const WRITE_CONNECTIONS = 4;
 
 /** What a request is, for telling a replay from a reuse of its key. */
 export interface RequestFingerprint {
@@ -86,7 +86,7 @@ export class IdempotencyRepository implements OnApplicationShutdown {
   ) {
     this.fast = new Pool({
       connectionString: config.databaseUrl,
-      max: FAST_POOL_SIZE,
+      max: WRITE_CONNECTIONS,
       connectionTimeoutMillis: config.databaseConnectTimeoutMs,
       // Every keyed request waits behind the statement in flight: one whose connection went silent
       // must not hold them all until the operating system gives up on it (a 503 instead).

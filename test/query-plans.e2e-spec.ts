@@ -10,6 +10,7 @@ import {
   runListStatements,
 } from '../src/runs/runs.repository';
 import { RESERVE } from '../src/budgets/budgets.repository';
+import * as IDEMPOTENCY_SQL from '../src/idempotency/idempotency.sql';
 import * as SCHEDULE_SQL from '../src/schedules/schedules.sql';
 import * as SENDER_SQL from '../src/webhooks/webhook-sender.sql';
 import { fileDatabaseUrl } from './support/database';
@@ -429,6 +430,76 @@ describe('query plans of the hot paths', () => {
     it('resumes a run through its primary key and its step runs through the run index', async () => {
       const found = await plan(SQL.RESUME_RUN, [runId, workspaceId, 'go', '{}', '{}']);
       expectIndexes(found, RUNS_AND_STEPS, ['workflow_runs_pkey', 'step_runs_run_idx']);
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    const hash = '\\x' + '00'.repeat(32);
+    const write = (answerKey: string) => [
+      ['ws:w'],
+      [answerKey],
+      [randomUUID()],
+      [201],
+      ['{}'],
+      ['{}'],
+      [false],
+      ['ws:w'],
+      [randomUUID()],
+      ['POST'],
+      ['/v1/workflow-runs'],
+      [hash],
+      [null],
+      [randomUUID()],
+      60000,
+      86400000,
+    ];
+
+    it("writes claims and answers by primary key even in a plan made on an empty table (WRITE's connections)", async () => {
+      // The cached (generic) plan of a connection that prepared WRITE while the table was new, under
+      // the settings those connections run with.
+      await db.query('BEGIN');
+      try {
+        for (const [name, value] of IDEMPOTENCY_SQL.WRITE_SESSION_SETTINGS) {
+          await db.query(`SET LOCAL ${name} = ${value}`);
+        }
+        await db.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        const found = await plan(IDEMPOTENCY_SQL.WRITE, write('k'));
+        expectIndexes(found, ['idempotency_keys'], ['idempotency_keys_pkey']);
+      } finally {
+        await db.query('ROLLBACK');
+      }
+    });
+
+    it('claims, writes and cleans up keys through their indexes in a big table', async () => {
+      await db.query(
+        `INSERT INTO idempotency_keys (scope, key, method, path, body_hash, expires_at, status, body)
+         SELECT 'ws:' || (g % 10), 'k' || g, 'POST', '/v1/workflow-runs', '\\x00',
+                now() + (g || ' seconds')::interval, 201, '{}'
+         FROM generate_series(1, 20000) g`,
+      );
+      await db.query('ANALYZE idempotency_keys');
+      expectIndexes(
+        await plan(IDEMPOTENCY_SQL.WRITE, write('k5')),
+        ['idempotency_keys'],
+        ['idempotency_keys_pkey'],
+      );
+      const claim = await plan(IDEMPOTENCY_SQL.CLAIM, [
+        'ws:1',
+        'k11',
+        'POST',
+        '/v1/workflow-runs',
+        hash,
+        null,
+        randomUUID(),
+        60000,
+        86400000,
+      ]);
+      expectIndexes(claim, ['idempotency_keys'], ['idempotency_keys_pkey']);
+      expectIndex(
+        await plan(IDEMPOTENCY_SQL.DELETE_EXPIRED, [1000]),
+        'idempotency_keys',
+        'idempotency_keys_expires_idx',
+      );
     });
   });
 });

@@ -4,8 +4,8 @@ import { Database } from '../common/database';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import * as SQL from './idempotency.sql';
 
-/** Connections of the batched writes (one statement in flight at a time; a spare for a reconnect). */
-const FAST_POOL_SIZE = 2;
+/** Connections of the batched writes: as many WRITE statements run at once (KeyWriter). */
+export const WRITE_CONNECTIONS = 4;
 
 /** What a request is, for telling a replay from a reuse of its key. */
 export interface RequestFingerprint {
@@ -69,7 +69,7 @@ interface Row {
  * `ip:<client address>`; it comes first in every statement.
  *
  * The batched writes of every keyed request (claims of new keys and answers, WRITE) run on
- * connections of their own with `synchronous_commit` off: their commits do not wait for the WAL
+ * connections of their own (WRITE_SESSION_SETTINGS) with `synchronous_commit` off: their commits do not wait for the WAL
  * to reach the disk (that wait, an fsync per commit, was most of what a key cost). A claim is durable
  * by the time the request's own change commits (a later commit flushes the WAL up to it), and an
  * answer a moment later; a database crash in that moment leaves a key claimed (until its lease ends)
@@ -86,12 +86,12 @@ export class IdempotencyRepository implements OnApplicationShutdown {
   ) {
     this.fast = new Pool({
       connectionString: config.databaseUrl,
-      max: FAST_POOL_SIZE,
+      max: WRITE_CONNECTIONS,
       connectionTimeoutMillis: config.databaseConnectTimeoutMs,
       // Every keyed request waits behind the statement in flight: one whose connection went silent
       // must not hold them all until the operating system gives up on it (a 503 instead).
       query_timeout: 2 * config.databaseConnectTimeoutMs,
-      options: '-c synchronous_commit=off',
+      options: SQL.WRITE_SESSION_SETTINGS.map(([name, value]) => `-c ${name}=${value}`).join(' '),
       application_name: 'idempotency',
     });
     // An idle connection that the server ends (a restart): the next statement opens another.

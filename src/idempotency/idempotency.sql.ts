@@ -4,6 +4,20 @@
  * statement names the row by scope first (`ws:<workspace id>` or `ip:<address>`), then the key.
  */
 
+/**
+ * The settings of the connections WRITE runs on (IdempotencyRepository). `synchronous_commit` off: its
+ * commits do not wait for the disk (see the repository). No sequential scan, hash or merge join:
+ * WRITE finds every row it updates by primary key, its plan is cached per connection, and a plan made
+ * while the table was small (a new table's statistics) scans the whole table under a hash join, a
+ * cost that grows with the table at every statement.
+ */
+export const WRITE_SESSION_SETTINGS: ReadonlyArray<readonly [string, string]> = [
+  ['synchronous_commit', 'off'],
+  ['enable_seqscan', 'off'],
+  ['enable_hashjoin', 'off'],
+  ['enable_mergejoin', 'off'],
+];
+
 /** The columns a request reads of an existing row: enough to replay it or say how it differs. */
 const ROW = `method, path, body_hash, caller, status, headers, body, secret_withheld`;
 

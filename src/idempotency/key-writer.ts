@@ -1,7 +1,11 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { CoalescedTask } from '../common/coalesced-task';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
-import { IdempotencyRepository, type NewClaim, type PendingAnswer } from './idempotency.repository';
+import {
+  IdempotencyRepository,
+  WRITE_CONNECTIONS,
+  type NewClaim,
+  type PendingAnswer,
+} from './idempotency.repository';
 
 /** Claims and answers per statement at most, and the answers' body characters (a body may be 1 MiB). */
 const MAX_CLAIMS = 500;
@@ -21,19 +25,19 @@ interface QueuedClaim extends NewClaim {
 
 /**
  * The writes of keyed requests (README "Idempotent requests"), batched: the claims of new keys, which
- * their requests wait for, and the answers, which nobody waits for. One WRITE statement at a time,
- * taking every claim queued while the previous one ran and every answer queued so far: a claim is
- * sent at once when nothing is in flight, and answers ride along with claims, or go alone
- * ANSWER_DELAY_MS after they were queued. So a busy service pays about one round trip per batch of
- * keyed requests for both of their writes. At shutdown everything queued is written before the
- * connections close.
+ * their requests wait for, and the answers, which nobody waits for. A WRITE statement starts whenever
+ * claims are queued and fewer than WRITE_CONNECTIONS statements run, taking every claim queued and
+ * the answers queued so far; answers nobody's claim takes along go alone ANSWER_DELAY_MS after they
+ * were queued. An idle service sends a claim at once; a busy one pays a fraction of a statement per
+ * keyed request for both of its writes, and a request never waits behind more than a statement in
+ * flight on each connection. At shutdown everything queued is written before the connections close.
  */
 @Injectable()
 export class KeyWriter implements BeforeApplicationShutdown {
   private readonly logger = new Logger('Idempotency');
   private claims: QueuedClaim[] = [];
   private answers: PendingAnswer[] = [];
-  private readonly writer = new CoalescedTask(() => this.writeQueued());
+  private inFlight = 0;
   private timer?: NodeJS.Timeout;
   private answersDue = false;
   private draining = false;
@@ -48,7 +52,7 @@ export class KeyWriter implements BeforeApplicationShutdown {
   claim(claim: NewClaim): Promise<boolean> {
     return new Promise((settle, fail) => {
       this.claims.push({ ...claim, settle, fail });
-      this.writer.trigger();
+      this.pump();
     });
   }
 
@@ -58,23 +62,27 @@ export class KeyWriter implements BeforeApplicationShutdown {
     this.timer ??= setTimeout(() => {
       this.timer = undefined;
       this.answersDue = true;
-      this.writer.trigger();
+      this.pump();
     }, ANSWER_DELAY_MS);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     this.draining = true;
-    if (this.claims.length === 0 && this.answers.length === 0) return;
+    if (this.isIdle()) return;
     const done = new Promise<void>((resolve) => this.idle.push(resolve));
-    this.writer.trigger();
+    this.pump();
     await done;
   }
 
-  private async writeQueued(): Promise<void> {
-    const { claimLeaseMs, ttlMs } = this.config.idempotency;
+  private isIdle(): boolean {
+    return this.inFlight === 0 && this.claims.length === 0 && this.answers.length === 0;
+  }
+
+  /** Starts statements while there is something to write and a connection for it. */
+  private pump(): void {
     while (
-      this.claims.length > 0 ||
-      (this.answers.length > 0 && (this.answersDue || this.draining))
+      this.inFlight < WRITE_CONNECTIONS &&
+      (this.claims.length > 0 || (this.answers.length > 0 && (this.answersDue || this.draining)))
     ) {
       const answers = this.takeAnswers();
       const claims = this.takeClaims(answers);
@@ -83,29 +91,36 @@ export class KeyWriter implements BeforeApplicationShutdown {
         clearTimeout(this.timer);
         this.timer = undefined;
       }
-      try {
-        const { claimed, lost } = await this.keys.write(claims, answers, claimLeaseMs, ttlMs);
-        for (const c of claims) c.settle(claimed.has(c.owner));
-        if (lost.length > 0) {
-          this.logger.warn(
-            { keys: lost.length },
-            'Idempotency-Key request(s) outlived their claim (IDEMPOTENCY_CLAIM_LEASE_MS) and ' +
-              'were taken over: their answers are not stored',
-          );
-        }
-      } catch (err) {
-        for (const c of claims) c.fail(err);
-        if (answers.length > 0) {
-          this.logger.warn(
-            { err, keys: answers.length },
-            'answers to Idempotency-Key requests could not be stored; their keys stay claimed ' +
-              'until IDEMPOTENCY_CLAIM_LEASE_MS has passed',
-          );
-        }
-      }
+      this.inFlight++;
+      void this.write(claims, answers).finally(() => {
+        this.inFlight--;
+        this.pump();
+        if (this.isIdle()) for (const resolve of this.idle.splice(0)) resolve();
+      });
     }
-    if (this.claims.length === 0 && this.answers.length === 0) {
-      for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  private async write(claims: QueuedClaim[], answers: PendingAnswer[]): Promise<void> {
+    const { claimLeaseMs, ttlMs } = this.config.idempotency;
+    try {
+      const { claimed, lost } = await this.keys.write(claims, answers, claimLeaseMs, ttlMs);
+      for (const c of claims) c.settle(claimed.has(c.owner));
+      if (lost.length > 0) {
+        this.logger.warn(
+          { keys: lost.length },
+          'Idempotency-Key request(s) outlived their claim (IDEMPOTENCY_CLAIM_LEASE_MS) and were ' +
+            'taken over: their answers are not stored',
+        );
+      }
+    } catch (err) {
+      for (const c of claims) c.fail(err);
+      if (answers.length > 0) {
+        this.logger.warn(
+          { err, keys: answers.length },
+          'answers to Idempotency-Key requests could not be stored; their keys stay claimed until ' +
+            'IDEMPOTENCY_CLAIM_LEASE_MS has passed',
+        );
+      }
     }
   }
 

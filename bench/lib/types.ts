@@ -37,6 +37,6 @@ export interface Throughput {
    * while it drained the runs (1(b) only; approximate: backends that come and go are missed).
    */
   cpuMsPerStep?: { service: number; postgres: number };
-  /** WAL the database wrote per step while the executor drained the runs (1(b) only). */
+  /** WAL the database wrote per step: 1(a) from the first POST, 1(b) while the executor drained. */
   walBytesPerStep?: number;
 }

@@ -114,18 +114,23 @@ export async function endToEnd(
   inFlight: number,
   keyed = false,
 ): Promise<Throughput> {
+  const walBefore = await walPosition(db);
   const start = nowMs();
   const ids = await createRuns(svc, t, count, inFlight, keyed);
   await waitCompleted(db, ids, 300_000);
+  const walBytes = (await walPosition(db)) - walBefore;
   const rows = await timings(db, ids);
   const end = Math.max(...rows.map((r) => r.finished));
-  return summarise(
-    count,
-    t.steps,
-    start,
-    rows.map((r) => r.finished - r.created),
-    end,
-  );
+  return {
+    ...summarise(
+      count,
+      t.steps,
+      start,
+      rows.map((r) => r.finished - r.created),
+      end,
+    ),
+    walBytesPerStep: walBytes / (count * t.steps),
+  };
 }
 
 /**

@@ -5,7 +5,12 @@ import request from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
 import type { Envelope, Page, Run } from '../client';
 import { createTestApp, type TestApp } from './support/app';
-import { createWorkspaceWithKey, uniqueSlug, type WorkspaceWithKey } from './support/factories';
+import {
+  createScopedKey,
+  createWorkspaceWithKey,
+  uniqueSlug,
+  type WorkspaceWithKey,
+} from './support/factories';
 import { OPERATIONS } from './support/openapi-check';
 import { waitFor } from './support/wait';
 import { createDefinition, startRun, waitForRun } from './support/workflows';
@@ -532,6 +537,44 @@ describe('Idempotency-Key', () => {
       expect(theirs.headers[REPLAYED]).toBeUndefined();
       expect(theirs.body.data.workspaceId).toBe(other.workspace.id);
       expect(theirs.body.data.id).not.toBe(mine.body.data.id);
+    });
+
+    it('replays to every API key of the workspace on a route whose answer holds no secret', async () => {
+      const second = await createScopedKey(t.http, ws.key, ['runs:write']);
+      const key = newKey();
+      const body = { definitionId: waiting, input: { twoKeys: key } };
+      const first = await post('/v1/workflow-runs', key, body, ws.key);
+      expect(first.status).toBe(201);
+      const again = await post('/v1/workflow-runs', key, body, second.key);
+      expect(again.status).toBe(201);
+      expect(again.headers[REPLAYED]).toBe('true');
+      expect(again.text).toBe(first.text);
+      const runs = await runsOf(t.http, ws.key, waiting);
+      expect(runs.filter((r) => r.input.twoKeys === key)).toHaveLength(1);
+    });
+
+    it('gives the key back when the API key may not make the request, or is revoked, and claims nothing for an unknown key', async () => {
+      const reader = await createScopedKey(t.http, ws.key, ['runs:read']);
+      const revoked = await createScopedKey(t.http, ws.key, ['runs:write']);
+      const gone = await t.http.delete(`/v1/api-keys/${revoked.id}`).set('x-api-key', ws.key);
+      expect(gone.status).toBe(200);
+      const key = newKey();
+      const body = { definitionId: waiting, input: { refused: key } };
+      const forbidden = await post('/v1/workflow-runs', key, body, reader.key);
+      expect(forbidden.status).toBe(403);
+      const unauthenticated = await post('/v1/workflow-runs', key, body, revoked.key);
+      expect(unauthenticated.status).toBe(401);
+      const unknown = await post('/v1/workflow-runs', key, body, `svc_${'x'.repeat(43)}`);
+      expect(unknown.status).toBe(401);
+      await waitFor('the refused request to give its key back', async () => {
+        const rows = await t.sql('SELECT 1 FROM idempotency_keys WHERE key = $1', [key]);
+        return rows.length === 0 ? true : undefined;
+      });
+      const allowed = await post('/v1/workflow-runs', key, body);
+      expect(allowed.status).toBe(201);
+      expect(allowed.headers[REPLAYED]).toBeUndefined();
+      const runs = await runsOf(t.http, ws.key, waiting);
+      expect(runs.filter((r) => r.input.refused === key)).toHaveLength(1);
     });
 
     it('keys requests without an API key by client address (TRUST_PROXY aware)', async () => {

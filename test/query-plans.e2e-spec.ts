@@ -493,8 +493,31 @@ describe('query plans of the hot paths', () => {
         randomUUID(),
         60000,
         86400000,
+        false,
       ]);
       expectIndexes(claim, ['idempotency_keys'], ['idempotency_keys_pkey']);
+      // The claim made with the API-key lookup: the key by its hash (the insert's conflict check
+      // goes through the primary key by itself, in no plan node).
+      await db.query(
+        `INSERT INTO api_keys (workspace_id, name, key_hash)
+         SELECT $1, 'plans ' || g, lpad(g::text, 64, '0') FROM generate_series(1, 2000) g`,
+        [workspaceId],
+      );
+      await db.query('ANALYZE api_keys');
+      expectIndexes(
+        await plan(IDEMPOTENCY_SQL.AUTHENTICATE_AND_CLAIM, [
+          '5'.padStart(64, '0'),
+          'k12',
+          'POST',
+          '/v1/workflow-runs',
+          hash,
+          randomUUID(),
+          60000,
+          86400000,
+        ]),
+        ['api_keys', 'idempotency_keys'],
+        ['api_keys_key_hash_key'],
+      );
       expectIndex(
         await plan(IDEMPOTENCY_SQL.DELETE_EXPIRED, [1000]),
         'idempotency_keys',

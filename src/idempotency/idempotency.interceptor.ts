@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   CallHandler,
   ExecutionContext,
-  Inject,
   Injectable,
-  Logger,
+  Inject,
   NestInterceptor,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
@@ -13,20 +12,15 @@ import { from, mergeMap, Observable, of } from 'rxjs';
 import type { AuthenticatedRequest } from '../common/auth';
 import { ConflictError, IdempotencyKeyReusedError, ValidationError } from '../common/errors';
 import { clientAddress } from '../common/http-middleware';
-import {
-  ENCRYPTED_PREFIX,
-  SecretCipher,
-  SecretUnreadableError,
-  type SecretKind,
-} from '../common/secret-cipher';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
+import { AnswerCapture, type Claim } from './answer-capture';
+import { takeEarlyClaim } from './claiming-lookup';
 import { KeyWriter } from './key-writer';
 import {
   bodyHash,
   IDEMPOTENCY_KEY_FIELD,
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_METHODS,
-  isStoredStatus,
   parseIdempotencyKey,
   REPLAYED_HEADER,
 } from './idempotency-key';
@@ -34,35 +28,17 @@ import {
   IdempotencyRepository,
   type RequestFingerprint,
   type StoredAnswer,
-  type StoredHeaders,
 } from './idempotency.repository';
 import { SECRET_ANSWER, type SecretAnswer } from './secret-answer';
 
 /** The IETF draft's wording for a duplicate of a request still running. */
 export const IN_PROGRESS = 'A request with this Idempotency-Key is still in progress';
 
-/** The headers of an answer that a replay carries besides its status and body. */
-const REPLAYED_HEADERS = ['content-type', 'location'];
-
 /** Polls for the answer of an identical request in progress: 10 ms, doubling, at most 200 ms apart. */
 const FIRST_POLL_MS = 10;
 const MAX_POLL_MS = 200;
 /** A claim statement that found the key neither free nor visibly held is run again at once this often. */
 const IMMEDIATE_RETRIES = 3;
-
-const STORED_ANSWER: SecretKind = {
-  subject: 'the stored answer to this Idempotency-Key',
-  owner: 'this key',
-  remedy: 'the key works anew once it expires (IDEMPOTENCY_KEY_TTL_MS)',
-};
-
-/** A request's key: where it is kept and who holds its claim. */
-interface Claim {
-  scope: string;
-  key: string;
-  owner: string;
-  secret?: SecretAnswer;
-}
 
 /**
  * The `Idempotency-Key` header on every POST, PATCH and DELETE route (README "Idempotent requests";
@@ -71,9 +47,12 @@ interface Claim {
  * the rate limiter uses), and before the pipes and the handler.
  *
  * The first request with a key claims it (one INSERT that wins the primary key) and runs; its answer
- * is captured as it is sent (status, body, Content-Type and Location) and stored right after; claims
- * of new keys and answers are written in batches (KeyWriter). The same key with the same request (method, path and query, canonical body) answers the
- * stored answer with `Idempotency-Replayed: true` and runs nothing; with another request, 422. A
+ * is captured as it is sent (status, body, Content-Type and Location) and stored right after
+ * (AnswerCapture). A request with an `x-api-key` has its key claimed by the statement that looks the
+ * API key up (ClaimingLookup); other claims of new keys, and answers, are written in batches
+ * (KeyWriter). The same key with the same request (method, path and query, canonical body; on a
+ * route whose answer holds a secret, the same API key too) answers the stored answer with
+ * `Idempotency-Replayed: true` and runs nothing; with another request, 422. A
  * duplicate that arrives while the first runs polls for its answer for IDEMPOTENCY_WAIT_MS, then 409.
  * Answers that are not stored (isStoredStatus, or an answer that sets a cookie) give the key back.
  *
@@ -82,21 +61,13 @@ interface Claim {
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {
-  private readonly logger = new Logger('Idempotency');
-  private readonly cipher: SecretCipher;
-
   constructor(
     private readonly reflector: Reflector,
     private readonly keys: IdempotencyRepository,
     private readonly writer: KeyWriter,
+    private readonly capture: AnswerCapture,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {
-    this.cipher = new SecretCipher(
-      config.encryption.key,
-      config.encryption.previousKeys,
-      STORED_ANSWER,
-    );
-  }
+  ) {}
 
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
@@ -120,13 +91,27 @@ export class IdempotencyInterceptor implements NestInterceptor {
     req: AuthenticatedRequest,
     res: Response,
   ): Promise<string | undefined> {
-    const parsed = parseIdempotencyKey(req.headersDistinct[IDEMPOTENCY_KEY_HEADER] ?? []);
-    if ('problem' in parsed) throw ValidationError.field(IDEMPOTENCY_KEY_FIELD, parsed.problem);
-    const auth = req.auth;
     const secret = this.reflector.get<SecretAnswer | undefined>(
       SECRET_ANSWER,
       context.getHandler(),
     );
+    const auth = req.auth;
+    // The API-key lookup claimed the key already (or found it held), in its workspace.
+    const early = takeEarlyClaim(req);
+    if (early) {
+      if (
+        auth?.kind === 'key' &&
+        auth.via === 'header' &&
+        early.claim.scope === `ws:${auth.workspaceId}`
+      ) {
+        early.claim.secret = secret;
+        return early.claimed ? undefined : this.contend(res, early.claim, early.request);
+      }
+      // Not the way the request authenticated after all: given back, and claimed below as usual.
+      if (early.claimed) this.capture.release(early.claim);
+    }
+    const parsed = parseIdempotencyKey(req.headersDistinct[IDEMPOTENCY_KEY_HEADER] ?? []);
+    if ('problem' in parsed) throw ValidationError.field(IDEMPOTENCY_KEY_FIELD, parsed.problem);
     const claim: Claim = {
       scope: auth?.kind === 'key' ? `ws:${auth.workspaceId}` : `ip:${clientAddress(req)}`,
       key: parsed.key,
@@ -137,15 +122,28 @@ export class IdempotencyInterceptor implements NestInterceptor {
       method: req.method,
       path: req.originalUrl,
       bodyHash: bodyHash(req.body),
-      caller: secret && auth?.kind === 'key' ? auth.keyId : null,
+      caller: auth?.kind === 'key' ? auth.keyId : null,
     };
     // A new key (the common case) is claimed by the cheap batched insert; a key held already, by this
     // request's duplicate or an expired or abandoned claim, goes through the full claim below.
     if (await this.writer.claim({ ...claim, request })) {
-      this.captureAnswer(res, claim);
+      this.capture.capture(res, claim);
       return undefined;
     }
+    return this.contend(res, claim, request);
+  }
+
+  /**
+   * The key is held: claims it when it may be taken over, replays its answer, or waits for the
+   * request in progress (IDEMPOTENCY_WAIT_MS).
+   */
+  private async contend(
+    res: Response,
+    claim: Claim,
+    request: RequestFingerprint,
+  ): Promise<string | undefined> {
     const { claimLeaseMs, ttlMs, waitMs } = this.config.idempotency;
+    const sameCaller = claim.secret !== undefined;
     const deadline = Date.now() + waitMs;
     let pollMs = FIRST_POLL_MS;
     for (let attempt = 1; ; attempt++) {
@@ -156,14 +154,15 @@ export class IdempotencyInterceptor implements NestInterceptor {
         claim.owner,
         claimLeaseMs,
         ttlMs,
+        sameCaller,
       );
       if (held === 'claimed') {
-        this.captureAnswer(res, claim);
+        this.capture.capture(res, claim);
         return undefined;
       }
       if (held === undefined && attempt <= IMMEDIATE_RETRIES) continue;
       if (held !== undefined) {
-        const reuse = describeReuse(held.request, request);
+        const reuse = describeReuse(held.request, request, sameCaller);
         if (reuse) throw new IdempotencyKeyReusedError(reuse);
         if (held.answer) return this.replay(res, claim, held.answer);
       }
@@ -176,94 +175,20 @@ export class IdempotencyInterceptor implements NestInterceptor {
 
   private replay(res: Response, claim: Claim, answer: StoredAnswer): string {
     if (answer.secretWithheld) throw new ConflictError(withheldMessage(claim.secret, answer.body));
-    let body = answer.body;
-    if (body.startsWith(ENCRYPTED_PREFIX)) {
-      try {
-        body = this.cipher.open(aad(claim), body);
-      } catch (err) {
-        if (!(err instanceof SecretUnreadableError)) throw err;
-        this.logger.error({ keyId: err.keyId }, `${err.message}; ${err.operatorHint}`);
-        throw new ConflictError(err.message);
-      }
-    }
+    const body = this.capture.open(claim, answer.body);
     res.status(answer.status);
     for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
     res.setHeader(REPLAYED_HEADER, 'true');
     return body;
   }
-
-  /**
-   * Takes the answer as the response ends: queued to be stored (KeyWriter), or the key given back.
-   * The response goes out at once; an identical request arriving before the answer is written waits
-   * for it like for one in progress.
-   */
-  private captureAnswer(res: Response, claim: Claim): void {
-    const end = res.end;
-    res.end = ((...args: Parameters<Response['end']>) => {
-      res.end = end;
-      this.settle(res, claim, args[0]);
-      return end.apply(res, args);
-    }) as Response['end'];
-  }
-
-  private settle(res: Response, claim: Claim, chunk: unknown): void {
-    const { scope, key, owner, secret } = claim;
-    const status = res.statusCode;
-    // Set-Cookie is never stored: such an answer (a console sign-in) runs anew every time.
-    if (!isStoredStatus(status) || res.hasHeader('set-cookie') || res.headersSent) {
-      this.keys
-        .release(scope, key, owner)
-        .catch((err: unknown) =>
-          this.logger.warn(
-            { err, scope, key },
-            'an Idempotency-Key could not be given back; it stays claimed until ' +
-              'IDEMPOTENCY_CLAIM_LEASE_MS has passed',
-          ),
-        );
-      return;
-    }
-    const text =
-      typeof chunk === 'string'
-        ? chunk
-        : chunk instanceof Uint8Array
-          ? Buffer.from(chunk).toString('utf8')
-          : '';
-    let body = text;
-    let secretWithheld = false;
-    if (secret && status < 300) {
-      if (secret.store === 'encrypt' && this.cipher.currentKeyId !== undefined) {
-        body = this.cipher.seal(aad(claim), text);
-      } else {
-        body = withoutSecret(text, secret.field);
-        secretWithheld = true;
-      }
-    }
-    this.writer.answer({
-      scope,
-      key,
-      owner,
-      answer: { status, headers: replayedHeaders(res), body, secretWithheld },
-    });
-  }
-}
-
-/** The additional authenticated data of an encrypted answer: its row, so a copy elsewhere fails. */
-function aad(claim: Claim): string {
-  return `${claim.scope}\n${claim.key}`;
-}
-
-function replayedHeaders(res: Response): StoredHeaders {
-  const headers: StoredHeaders = {};
-  for (const name of REPLAYED_HEADERS) {
-    const value = res.getHeader(name);
-    if (value !== undefined)
-      headers[name] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  return headers;
 }
 
 /** How the request differs from the one the key was first used for; undefined when it is the same. */
-function describeReuse(first: RequestFingerprint, now: RequestFingerprint): string | undefined {
+function describeReuse(
+  first: RequestFingerprint,
+  now: RequestFingerprint,
+  sameCaller: boolean,
+): string | undefined {
   if (first.method !== now.method || first.path !== now.path) {
     return (
       `this Idempotency-Key was already used for ${first.method} ${first.path}; ` +
@@ -276,24 +201,13 @@ function describeReuse(first: RequestFingerprint, now: RequestFingerprint): stri
       'body; use a new key for another request'
     );
   }
-  if (first.caller !== now.caller) {
+  if (sameCaller && first.caller !== now.caller) {
     return (
       'this Idempotency-Key was already used by another API key, and the answer holds a secret ' +
       'that is replayed only to that key'
     );
   }
   return undefined;
-}
-
-/** The stored form of an answer whose secret is not stored: the answer without it. */
-function withoutSecret(text: string, field: string): string {
-  try {
-    const answer = JSON.parse(text) as { data?: Record<string, unknown> };
-    if (answer.data && typeof answer.data === 'object') delete answer.data[field];
-    return JSON.stringify(answer);
-  } catch {
-    return '';
-  }
 }
 
 function withheldMessage(secret: SecretAnswer | undefined, stored: string): string {

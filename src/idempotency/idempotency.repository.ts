@@ -1,11 +1,17 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { Pool } from 'pg';
 import { Database } from '../common/database';
+import type { Scope } from '../common/scopes';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import * as SQL from './idempotency.sql';
 
-/** Connections of the batched writes: as many WRITE statements run at once (KeyWriter). */
+/** WRITE statements in flight at most (KeyWriter). */
 export const WRITE_CONNECTIONS = 4;
+/**
+ * The fast connections: the batched writes and the claiming key lookups of keyed requests
+ * (ClaimingLookup), one per request, which wait for a connection behind at most the writes.
+ */
+const FAST_CONNECTIONS = 8;
 
 /** What a request is, for telling a replay from a reuse of its key. */
 export interface RequestFingerprint {
@@ -13,8 +19,19 @@ export interface RequestFingerprint {
   /** The path and query as sent. */
   path: string;
   bodyHash: Buffer;
-  /** The calling API key, for routes whose answer holds a secret; else null. */
+  /**
+   * The calling API key (null without one); a request is the same only with the same caller on a
+   * route whose answer holds a secret.
+   */
   caller: string | null;
+}
+
+/** The active API key a claiming lookup found, and whether it claimed the request's key. */
+export interface ClaimingKeyRow {
+  id: string;
+  workspace_id: string;
+  scopes: Scope[];
+  claimed: boolean;
 }
 
 /** The headers a replay carries (lower-case names). */
@@ -68,9 +85,10 @@ interface Row {
  * The idempotency_keys table (idempotency.sql.ts). `scope` is `ws:<workspace id>` or
  * `ip:<client address>`; it comes first in every statement.
  *
- * The batched writes of every keyed request (claims of new keys and answers, WRITE) run on
- * connections of their own (WRITE_SESSION_SETTINGS) with `synchronous_commit` off: their commits do not wait for the WAL
- * to reach the disk (that wait, an fsync per commit, was most of what a key cost). A claim is durable
+ * The writes of every keyed request (the claim made with its API-key lookup, AUTHENTICATE_AND_CLAIM;
+ * the batched claims of new keys and answers, WRITE) run on connections of their own
+ * (WRITE_SESSION_SETTINGS) with `synchronous_commit` off: their commits do not wait for the WAL to
+ * reach the disk (that wait, an fsync per commit, was most of what a key cost). A claim is durable
  * by the time the request's own change commits (a later commit flushes the WAL up to it), and an
  * answer a moment later; a database crash in that moment leaves a key claimed (until its lease ends)
  * without its answer, as a crash of the service between the change and the answer does. The other
@@ -86,7 +104,7 @@ export class IdempotencyRepository implements OnApplicationShutdown {
   ) {
     this.fast = new Pool({
       connectionString: config.databaseUrl,
-      max: WRITE_CONNECTIONS,
+      max: FAST_CONNECTIONS,
       connectionTimeoutMillis: config.databaseConnectTimeoutMs,
       // Every keyed request waits behind the statement in flight: one whose connection went silent
       // must not hold them all until the operating system gives up on it (a 503 instead).
@@ -145,8 +163,29 @@ export class IdempotencyRepository implements OnApplicationShutdown {
   }
 
   /**
+   * The active API key with hash `keyHash`, having claimed `key` for `owner` in its workspace (or
+   * found it held); undefined when there is no such key. On the fast connections: the statement
+   * writes, and a request waits for it as for its key lookup.
+   */
+  async authenticateAndClaim(
+    keyHash: string,
+    key: string,
+    request: RequestFingerprint,
+    owner: string,
+    leaseMs: number,
+    ttlMs: number,
+  ): Promise<ClaimingKeyRow | undefined> {
+    const { rows } = await this.fast.query<ClaimingKeyRow>(
+      { name: 'idempotency_authenticate_and_claim', text: SQL.AUTHENTICATE_AND_CLAIM },
+      [keyHash, key, request.method, request.path, request.bodyHash, owner, leaseMs, ttlMs],
+    );
+    return rows[0];
+  }
+
+  /**
    * Claims the key for `owner`, or returns the row that holds it; undefined when neither happened
-   * (a concurrent claim committed after the statement's snapshot: ask again).
+   * (a concurrent claim committed after the statement's snapshot: ask again). `sameCaller`: a held
+   * claim past its lease is taken over only by the API key that made it.
    */
   async claim(
     scope: string,
@@ -155,6 +194,7 @@ export class IdempotencyRepository implements OnApplicationShutdown {
     owner: string,
     leaseMs: number,
     ttlMs: number,
+    sameCaller: boolean,
   ): Promise<'claimed' | HeldKey | undefined> {
     const { rows } = await this.db.query<Row>({ name: 'idempotency_claim', text: SQL.CLAIM }, [
       scope,
@@ -166,6 +206,7 @@ export class IdempotencyRepository implements OnApplicationShutdown {
       owner,
       leaseMs,
       ttlMs,
+      sameCaller,
     ]);
     const row = rows[0];
     if (!row) return undefined;

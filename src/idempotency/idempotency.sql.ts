@@ -62,8 +62,33 @@ export const WRITE = `
   SELECT NULL, scope, key FROM answered`;
 
 /**
+ * The API-key lookup of a keyed request and the claim of its Idempotency-Key, in one statement
+ * (ClaimingLookup): the active key with hash $1 (as `api_key_lookup` finds it: id, workspace, scopes)
+ * and, in its workspace's scope, the claim of key $2 for request ($3 method, $4 path, $5 body hash,
+ * the found key as caller) as owner $6, leased for $7 ms and kept $8 ms. `claimed` is false when the
+ * key is held already (that request goes on through CLAIM); no row when there is no such API key (and
+ * nothing is claimed).
+ */
+export const AUTHENTICATE_AND_CLAIM = `
+  WITH k AS (
+    SELECT id, workspace_id, scopes FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL
+  ), claimed AS (
+    INSERT INTO idempotency_keys
+      (scope, key, method, path, body_hash, caller, owner, locked_until, expires_at)
+    SELECT 'ws:' || k.workspace_id, $2, $3, $4, $5, k.id, $6,
+           now() + make_interval(secs => $7::double precision / 1000),
+           now() + make_interval(secs => $8::double precision / 1000)
+    FROM k
+    ON CONFLICT (scope, key) DO NOTHING
+    RETURNING owner
+  )
+  SELECT k.id, k.workspace_id, k.scopes, EXISTS (SELECT 1 FROM claimed) AS claimed FROM k`;
+
+/**
  * Claims key $2 in scope $1 for request ($3 method, $4 path, $5 body hash, $6 caller) as owner $7,
- * leased for $8 ms and kept $9 ms, or returns the row that holds it: one round trip either way.
+ * leased for $8 ms and kept $9 ms, or returns the row that holds it: one round trip either way. $10:
+ * whether the caller (API key) must be the same for the request to be the same (a route whose answer
+ * holds a secret).
  *
  * The INSERT wins the primary key against concurrent duplicates (they wait for its commit, then
  * conflict). On a conflict the row is taken over (claimed anew) only when it has expired (a key works
@@ -88,7 +113,8 @@ export const CLAIM = `
     WHERE k.expires_at <= now()
        OR (k.status IS NULL AND k.locked_until <= now()
            AND k.method = EXCLUDED.method AND k.path = EXCLUDED.path
-           AND k.body_hash = EXCLUDED.body_hash AND k.caller IS NOT DISTINCT FROM EXCLUDED.caller)
+           AND k.body_hash = EXCLUDED.body_hash
+           AND ($10::boolean IS NOT TRUE OR k.caller IS NOT DISTINCT FROM EXCLUDED.caller))
     RETURNING true AS claimed
   )
   SELECT claimed, NULL::text AS method, NULL::text AS path, NULL::bytea AS body_hash,

@@ -1,11 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import {
-  CallHandler,
-  ExecutionContext,
-  Injectable,
-  Inject,
-  NestInterceptor,
-} from '@nestjs/common';
+import { CallHandler, ExecutionContext, Injectable, Inject, NestInterceptor } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { from, mergeMap, Observable, of } from 'rxjs';

@@ -129,3 +129,14 @@ export async function createDatabase(
 export async function dropAll(): Promise<void> {
   for (const db of [...created].reverse()) await db.drop().catch(() => undefined);
 }
+
+/**
+ * The server's WAL insert position in bytes (cluster-wide: nothing else writes during a bench, so the
+ * difference of two readings is what the workload between them wrote).
+ */
+export async function walPosition(db: Client): Promise<number> {
+  const { rows } = await db.query<{ at: string }>(
+    `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text AS at`,
+  );
+  return Number(rows[0].at);
+}

@@ -17,6 +17,8 @@ export interface BenchOptions {
   pgbenchSeconds: number;
   /** Items of the map run in scenario 10. */
   mapItems: number;
+  /** Runs in the workspace while scenario 4 measures the run list. */
+  listRuns: number;
   /** Scenario numbers to run (1-10); 2 also covers pgbench. */
   only: Set<number>;
   build: boolean;

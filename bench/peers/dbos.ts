@@ -6,6 +6,7 @@
  */
 import { DBOS, DBOSClient } from '@dbos-inc/dbos-sdk';
 import { Client } from 'pg';
+import { walPosition } from '../lib/db';
 import { nowMs, percentile, pooled, waitFor } from '../lib/util';
 import { parseJob, printResult } from './protocol';
 
@@ -48,6 +49,7 @@ async function main(): Promise<void> {
 
   let ids: string[] = [];
   let start: number;
+  let walBefore = NaN;
   if (job.mode === 'a') {
     DBOS.setConfig(config);
     await DBOS.launch();
@@ -56,6 +58,7 @@ async function main(): Promise<void> {
     );
     await waitFor('DBOS warm-up', () => done(warm.map((h) => h.workflowID)), 120_000);
     ids = new Array<string>(job.runs);
+    walBefore = await walPosition(db);
     start = nowMs();
     await pooled(job.runs, job.inFlight, async (i) => {
       const handle = await DBOS.startWorkflow(workflow)(i);
@@ -77,6 +80,8 @@ async function main(): Promise<void> {
   }
   await waitFor(`${job.runs} DBOS workflows`, () => done(ids), 600_000);
   const end = nowMs();
+  // (a): the WAL of starting and running the workflows (the polls of `done` write none).
+  const walBytes = (await walPosition(db)) - walBefore;
   const rows = (
     await db.query<{ created_at: string; started: string | null; updated_at: string }>(
       `SELECT created_at, started_at_epoch_ms AS started, updated_at
@@ -97,6 +102,7 @@ async function main(): Promise<void> {
     stepsPerSec: (job.runs * 3) / seconds,
     p50Ms: percentile(lat, 50),
     p99Ms: percentile(lat, 99),
+    ...(job.mode === 'a' ? { walBytesPerStep: walBytes / (job.runs * 3) } : {}),
   });
 }
 

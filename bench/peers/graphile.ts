@@ -7,6 +7,7 @@
  */
 import { Logger, makeWorkerUtils, run, runMigrations, type Task } from 'graphile-worker';
 import { Client } from 'pg';
+import { walPosition } from '../lib/db';
 import { nowMs, percentile, pooled, sleep, waitFor } from '../lib/util';
 import { parseJob, printResult } from './protocol';
 
@@ -61,11 +62,13 @@ async function main(): Promise<void> {
 
   let start: number;
   let runner;
+  let walBefore = NaN;
   if (job.mode === 'a') {
     runner = await run({ preset, taskList, noHandleSignals: true, ...quiet });
     await pooled(job.warmup, job.inFlight, async (i) => void (await add(-1 - i)));
     await waitFor('graphile warm-up', drained, 120_000);
     await sleep(50);
+    walBefore = await walPosition(db);
     start = nowMs();
     await pooled(job.runs, job.inFlight, async (i) => void (await add(i)));
   } else {
@@ -79,6 +82,8 @@ async function main(): Promise<void> {
     600_000,
   );
   const end = nowMs();
+  // (a): the WAL of adding and running the chains (the polls of `drained` write none).
+  const walBytes = (await walPosition(db)) - walBefore;
   if (job.mode === 'b') start = firstStart;
   const lat = [...finished.entries()].map(
     ([i, t]) => t - (job.mode === 'a' ? created.get(i)! : start),
@@ -94,6 +99,7 @@ async function main(): Promise<void> {
     stepsPerSec: (job.runs * 3) / seconds,
     p50Ms: percentile(lat, 50),
     p99Ms: percentile(lat, 99),
+    ...(job.mode === 'a' ? { walBytesPerStep: walBytes / (job.runs * 3) } : {}),
   });
 }
 

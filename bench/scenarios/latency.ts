@@ -1,7 +1,10 @@
 import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { Client } from 'pg';
 import { call, type Service } from '../lib/service';
-import { nowMs, percentile, waitFor } from '../lib/util';
+import { freePort, nowMs, percentile, waitFor } from '../lib/util';
+import { insertRuns } from './scale';
 import { createRuns, waitCompleted, type Target } from './throughput';
 
 export interface DispatchResult {
@@ -72,6 +75,8 @@ export interface CannonResult {
   non2xx: number;
   errors: number;
   requests: number;
+  /** Open loop only: the rate offered (requests/s, all connections together). */
+  offeredRate?: number;
 }
 
 async function cannon(
@@ -81,6 +86,7 @@ async function cannon(
   seconds: number,
   connections: number,
   post?: unknown,
+  overallRate?: number,
 ): Promise<CannonResult> {
   const result = await autocannon({
     url,
@@ -92,6 +98,7 @@ async function cannon(
       ...(post ? { 'content-type': 'application/json' } : {}),
     },
     body: post ? JSON.stringify(post) : undefined,
+    ...(overallRate ? { overallRate } : {}),
   });
   return {
     name,
@@ -101,58 +108,116 @@ async function cannon(
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     requests: result.requests.total,
+    ...(overallRate ? { offeredRate: overallRate } : {}),
   };
 }
 
-/**
- * 4. API latency with autocannon: GET one run, GET the run list, POST a run (the executor runs the
- * created runs meanwhile, as in production). `seconds` each at `connections` connections.
- */
-/** The name of the no-database reference measurement of scenario 4. */
+/** The names of scenario 4's measurements (the table's targets refer to them). */
 export const FLOOR = 'GET /live (no database: the floor)';
+export const NEST_FLOOR = 'bare Nest app, one GET route (the framework floor)';
+export const GET_ONE = 'GET /v1/workflow-runs/:id';
+export const GET_ONE_OPEN = 'GET /v1/workflow-runs/:id at half its saturation rate (open loop)';
+export const LIST = 'GET /v1/workflow-runs';
+export const CREATE = 'POST /v1/workflow-runs';
 
+/** A bare Nest app (peers/nest-floor.ts) in its own process, started and stopped around `use`. */
+async function withNestFloor<T>(use: (baseUrl: string) => Promise<T>): Promise<T> {
+  const port = await freePort();
+  const child = spawn(
+    process.execPath,
+    [path.join(__dirname, '../peers/nest-floor.js'), `${port}`],
+    {
+      env: { ...process.env, NODE_ENV: 'production' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (out += c.toString()));
+  try {
+    await waitFor(
+      'the bare Nest app to listen',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`the bare Nest app exited:\n${out}`);
+        return out.includes('LISTENING');
+      },
+      30_000,
+      50,
+    );
+    return await use(`http://127.0.0.1:${port}`);
+  } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+/**
+ * 4. API latency with autocannon, `seconds` each at `connections` connections, the executor running
+ * the created runs meanwhile, as in production: the floors first (the service's `GET /live`, which
+ * touches no database, and a bare Nest app with one route), then GET one run at saturation and in
+ * an open loop at half the rate it reached (latency as SLOs are written, not only at saturation),
+ * the run list once the workspace holds `listRuns` runs (inserted with SQL like scenario 6), and
+ * POST a run.
+ */
 export async function apiLatency(
   svc: Service,
   db: Client,
   t: Target,
   seconds: number,
   connections: number,
+  listRuns: number,
 ): Promise<CannonResult[]> {
   // Something to read: a page of completed runs.
   const ids = await createRuns(svc, t, 50, 16);
   await waitCompleted(db, ids, 120_000);
   const out: CannonResult[] = [];
-  out.push(
-    await cannon(
-      'GET /v1/workflow-runs/:id',
-      `${svc.baseUrl}/v1/workflow-runs/${ids[0]}`,
-      t.apiKey,
-      seconds,
-      connections,
-    ),
-  );
-  out.push(
-    await cannon(
-      'GET /v1/workflow-runs',
-      `${svc.baseUrl}/v1/workflow-runs`,
-      t.apiKey,
-      seconds,
-      connections,
-    ),
-  );
-  out.push(
-    await cannon(
-      'POST /v1/workflow-runs',
-      `${svc.baseUrl}/v1/workflow-runs`,
-      t.apiKey,
-      seconds,
-      connections,
-      { definitionId: t.definitionId, input: {} },
-    ),
-  );
-  // The floor under every endpoint: a public route that touches no database (framework, HTTP and
-  // the load generator on the same two cores). Reported for context, without a target.
   out.push(await cannon(FLOOR, `${svc.baseUrl}/live`, undefined, seconds, connections));
+  out.push(
+    await withNestFloor((base) =>
+      cannon(NEST_FLOOR, `${base}/live`, undefined, seconds, connections),
+    ),
+  );
+  const one = `${svc.baseUrl}/v1/workflow-runs/${ids[0]}`;
+  const saturated = await cannon(GET_ONE, one, t.apiKey, seconds, connections);
+  out.push(saturated);
+  out.push(
+    await cannon(
+      GET_ONE_OPEN,
+      one,
+      t.apiKey,
+      seconds,
+      connections,
+      undefined,
+      Math.max(1, Math.round(saturated.requestsPerSec / 2)),
+    ),
+  );
+  const { rows } = await db.query<{ workspace_id: string }>(
+    'SELECT workspace_id FROM workflow_definitions WHERE id = $1',
+    [t.definitionId],
+  );
+  const loader = new Client({ connectionString: t.databaseUrl });
+  await loader.connect();
+  try {
+    await insertRuns(loader, [rows[0].workspace_id], [t.definitionId], listRuns);
+  } finally {
+    await loader.end();
+  }
+  out.push(
+    await cannon(
+      `${LIST} (${listRuns.toLocaleString('en-US')} runs in the workspace)`,
+      `${svc.baseUrl}/v1/workflow-runs`,
+      t.apiKey,
+      seconds,
+      connections,
+    ),
+  );
+  out.push(
+    await cannon(CREATE, `${svc.baseUrl}/v1/workflow-runs`, t.apiKey, seconds, connections, {
+      definitionId: t.definitionId,
+      input: {},
+    }),
+  );
   // Let the executor finish what the POSTs created before the service stops.
   await waitFor(
     'the POSTed runs to finish',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { walPosition } from '../lib/db';
 import { call, startService, type Service } from '../lib/service';
 import type { Throughput } from '../lib/types';
 import { cpuMs, nowMs, percentile, pooled, waitFor } from '../lib/util';
@@ -191,12 +192,4 @@ export async function executionOnly(
     },
     walBytesPerStep: walBytes / (count * t.steps),
   };
-}
-
-/** The server's WAL insert position in bytes (cluster-wide: nothing else writes during a bench). */
-async function walPosition(db: Client): Promise<number> {
-  const { rows } = await db.query<{ at: string }>(
-    `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text AS at`,
-  );
-  return Number(rows[0].at);
 }

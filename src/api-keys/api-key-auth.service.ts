@@ -83,9 +83,10 @@ export class ApiKeyAuthService {
   ): Promise<AuthenticatedKey | undefined> {
     if (!presented.startsWith('svc_') || presented.length > 512) return undefined;
     const hash = hashApiKey(presented);
+    const idempotencyKey = req && this.claiming.claimableKey(req);
     const found =
-      req && this.claiming.applies(req)
-        ? await this.claiming.lookup(req, hash)
+      req && idempotencyKey !== undefined
+        ? await this.claiming.lookup(req, hash, idempotencyKey)
         : await this.keys.findActive(hash);
     if (!found) return undefined;
     await this.touch(found.id);

@@ -169,8 +169,6 @@ const SEED_SPEND = `
  */
 const RELEASE_RESERVATION = `DELETE FROM budget_reservations WHERE id = $1`;
 
-const ignoreLentClientError = (): void => undefined;
-
 /** Workspace budgets and the reservations of LLM calls in flight. */
 @Injectable()
 export class BudgetsRepository {
@@ -227,35 +225,25 @@ export class BudgetsRepository {
    * statement, COMMIT.
    */
   async reserve(r: ReservationRequest): Promise<ReservationResult> {
-    const client: PoolClient = await this.db.pool.connect();
-    client.on('error', ignoreLentClientError);
-    try {
-      // Integers only: safe to write into the text, so BEGIN and the lock share one round trip.
-      await client.query(
-        `BEGIN; SELECT pg_advisory_xact_lock(${RESERVATION_LOCK_CLASS}, ${workspaceLockKey(r.workspaceId)})`,
-      );
-      let row = await this.check(client, r);
-      if (row.unseeded) {
+    // Integers only: safe to write into the text, so BEGIN and the lock share one round trip.
+    const row = await this.db.transaction(
+      async (client) => {
+        const first = await this.check(client, r);
+        if (!first.unseeded) return first;
         // The month's first check: wait for the transactions still inserting this workspace's cost
         // records (their foreign key holds a KEY SHARE lock on its row), then sum the month.
         await client.query('SELECT 1 FROM workspaces WHERE id = $1 FOR UPDATE', [r.workspaceId]);
         await client.query(SEED_SPEND, [r.workspaceId, r.period.start, r.period.next]);
-        row = await this.check(client, r);
-      }
-      await client.query('COMMIT');
-      if (row.exceeded === null || r.force) return { ok: true };
-      return {
-        ok: false,
-        budget: row.exceeded,
-        figures: { limit: row.limit_usd!, spent: row.spent_usd!, reserved: row.reserved_usd! },
-      };
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.removeListener('error', ignoreLentClientError);
-      client.release();
-    }
+        return this.check(client, r);
+      },
+      `BEGIN; SELECT pg_advisory_xact_lock(${RESERVATION_LOCK_CLASS}, ${workspaceLockKey(r.workspaceId)})`,
+    );
+    if (row.exceeded === null || r.force) return { ok: true };
+    return {
+      ok: false,
+      budget: row.exceeded,
+      figures: { limit: row.limit_usd!, spent: row.spent_usd!, reserved: row.reserved_usd! },
+    };
   }
 
   private async check(client: PoolClient, r: ReservationRequest) {

@@ -22,15 +22,19 @@ export type Queryable = Pick<Pool | PoolClient, 'query'>;
  */
 const ignoreLentClientError = (): void => undefined;
 
-/** Runs `fn` in a transaction on one pooled connection; rolls back on any error. */
+/**
+ * Runs `fn` in a transaction on one pooled connection; rolls back on any error. `begin` opens it: a
+ * caller may append statements that take no parameters (a lock) to share BEGIN's round trip.
+ */
 export async function withTransaction<T>(
   pool: Pool,
   fn: (client: PoolClient) => Promise<T>,
+  begin = 'BEGIN',
 ): Promise<T> {
   const client = await pool.connect();
   client.on('error', ignoreLentClientError);
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await fn(client);
     await client.query('COMMIT');
     return result;
@@ -64,8 +68,8 @@ export class Database {
       : this.pool.query<R>({ ...text, values: values ?? text.values });
   }
 
-  transaction<T>(fn: (client: PoolClient) => Promise<T>): Promise<T> {
-    return withTransaction(this.pool, fn);
+  transaction<T>(fn: (client: PoolClient) => Promise<T>, begin?: string): Promise<T> {
+    return withTransaction(this.pool, fn, begin);
   }
 }
 

@@ -53,29 +53,28 @@ export class ClaimingLookup {
   ) {}
 
   /**
-   * Whether the lookup of this request's key also claims its Idempotency-Key. Not while this process
-   * still writes an answer for that key: the writer's own claim then finds the answer (a retry sent
-   * right after the first answer replays at once).
+   * The Idempotency-Key the lookup of this request's API key also claims, or undefined (not a keyed
+   * POST, PATCH or DELETE with a well-formed header). Not while this process still writes an answer
+   * for that key: the writer's own claim then finds the answer (a retry sent right after the first
+   * answer replays at once).
    */
-  applies(req: Request): boolean {
+  claimableKey(req: Request): string | undefined {
     const header = req.headersDistinct[IDEMPOTENCY_KEY_HEADER];
     if (header === undefined || !IDEMPOTENT_METHODS.has(req.method) || req.res === undefined) {
-      return false;
+      return undefined;
     }
     const parsed = parseIdempotencyKey(header);
-    return !('problem' in parsed) && !this.writer.hasUnwrittenAnswer(parsed.key);
+    if ('problem' in parsed || this.writer.hasUnwrittenAnswer(parsed.key)) return undefined;
+    return parsed.key;
   }
 
   /**
-   * The active key with hash `keyHash` (undefined: none), having claimed the request's key in its
-   * workspace or found it held. Only for a request that `applies`.
+   * The active API key with hash `keyHash` (undefined: none), having claimed `key` (claimableKey) in
+   * its workspace or found it held.
    */
-  async lookup(req: Request, keyHash: string): Promise<ClaimingKeyRow | undefined> {
-    const parsed = parseIdempotencyKey(req.headersDistinct[IDEMPOTENCY_KEY_HEADER] ?? []);
+  async lookup(req: Request, keyHash: string, key: string): Promise<ClaimingKeyRow | undefined> {
     const res: Response | undefined = req.res;
-    if ('problem' in parsed || res === undefined) {
-      throw new Error('ClaimingLookup.lookup called for a request it does not apply to');
-    }
+    if (res === undefined) throw new Error("ClaimingLookup.lookup needs the request's response");
     const owner = randomUUID();
     const request: RequestFingerprint = {
       method: req.method,
@@ -86,7 +85,7 @@ export class ClaimingLookup {
     const { claimLeaseMs, ttlMs } = this.config.idempotency;
     const row = await this.keys.authenticateAndClaim(
       keyHash,
-      parsed.key,
+      key,
       request,
       owner,
       claimLeaseMs,
@@ -94,7 +93,7 @@ export class ClaimingLookup {
     );
     if (!row) return undefined;
     request.caller = row.id;
-    const claim: Claim = { scope: `ws:${row.workspace_id}`, key: parsed.key, owner };
+    const claim: Claim = { scope: `ws:${row.workspace_id}`, key, owner };
     if (row.claimed) this.capture.capture(res, claim);
     (req as WithEarlyClaim)[EARLY_CLAIM] = { claim, request, claimed: row.claimed };
     return row;

@@ -3,6 +3,7 @@ import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { ApiKeyGuard } from './api-keys/api-key.guard';
+import { CachedKeyInterceptor } from './api-keys/cached-key.interceptor';
 import { ApiKeysModule } from './api-keys/api-keys.module';
 import { ApprovalsModule } from './approvals/approvals.module';
 import { BudgetsModule } from './budgets/budgets.module';
@@ -99,6 +100,8 @@ export class AppModule {
         // the stored envelope as sent, which the envelope interceptor must not wrap again.
         { provide: APP_INTERCEPTOR, useExisting: IdempotencyInterceptor },
         { provide: APP_INTERCEPTOR, useClass: EnvelopeInterceptor },
+        // Innermost: it sees the route's answer, and every error of validation and of the handler.
+        { provide: APP_INTERCEPTOR, useClass: CachedKeyInterceptor },
         { provide: APP_PIPE, useFactory: createValidationPipe },
       ],
     };

@@ -100,6 +100,12 @@ describe('query plans of the hot paths', () => {
        SELECT id, workspace_id, t FROM workflow_runs, unnest(ARRAY['WORKFLOW_STARTED','WORKFLOW_COMPLETED']) t`,
     );
     runId = (await db.query<{ id: string }>('SELECT id FROM workflow_runs LIMIT 1')).rows[0].id;
+    // 5,000 API keys, so that a key's check is planned as on a real installation.
+    await db.query(
+      `INSERT INTO api_keys (workspace_id, name, key_hash)
+       SELECT $1, 'k' || g, md5(g::text) || md5((g + 1)::text) FROM generate_series(1, 5000) g`,
+      [workspaceId],
+    );
     await db.query('ANALYZE');
   });
 
@@ -200,11 +206,22 @@ describe('query plans of the hot paths', () => {
       [small.rows[0].id, def.rows[0].id],
     );
     await db.query('ANALYZE workflow_runs');
-    for (const filter of [{}, { status: 'FAILED' }]) {
-      const { count } = runListStatements(small.rows[0].id, filter, 20, 0);
-      const index = filter.status ? 'workflow_runs_status_idx' : 'workflow_runs_list_idx';
-      expectIndex(await plan(count.text, count.values), 'workflow_runs', index);
-    }
+    const { count } = runListStatements(small.rows[0].id, { status: 'FAILED' }, 20, 0);
+    expectIndex(await plan(count.text, count.values), 'workflow_runs', 'workflow_runs_status_idx');
+  });
+
+  it("takes the unfiltered total from the workspace's parts in run_counts, never from its runs", async () => {
+    // 20,000 runs in the workspace; the list's one statement pages them and sums their count.
+    const { count, both } = runListStatements(workspaceId, {}, 20, 40, randomUUID());
+    const counted = await plan(count.text, count.values);
+    expect(counted.map((n) => n['Relation Name']).filter(Boolean)).toEqual(['run_counts']);
+    const listed = await plan(both.text, both.values);
+    expect(listed.filter((n) => n['Relation Name'] === 'workflow_runs').length).toBeGreaterThan(0);
+    expectIndexes(
+      listed,
+      ['workflow_runs', 'api_keys'],
+      ['workflow_runs_list_idx', 'workflow_runs_pkey', 'api_keys_pkey'],
+    );
   });
 
   it('claims due schedules through their partial index, probing running runs by index', async () => {
@@ -313,10 +330,16 @@ describe('query plans of the hot paths', () => {
       expectIndexes(taken, tables, ['run_signals_run_idx', 'step_runs_pkey']);
     }
     expectIndexes(await plan(SQL.DROP_RUN_SIGNALS, [runId]), tables, ['run_signals_run_idx']);
-    expectIndexes(await plan(RUN_DETAIL, [workspaceId, runId]), tables, [
+    expectIndexes(await plan(RUN_DETAIL, [workspaceId, runId, null]), tables, [
       'workflow_runs_pkey',
       'run_signals_run_idx',
     ]);
+    // With a cached API key to check (README "API key cache"): one probe of its primary key.
+    expectIndexes(
+      await plan(RUN_DETAIL, [workspaceId, runId, randomUUID()]),
+      [...tables, 'api_keys'],
+      ['workflow_runs_pkey', 'run_signals_run_idx', 'api_keys_pkey'],
+    );
     expectIndexes(await plan(SQL.LOCK_RUN_FOR_SIGNAL, [workspaceId, runId]), tables, [
       'workflow_runs_pkey',
     ]);

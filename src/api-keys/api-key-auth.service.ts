@@ -1,10 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { readHeader } from '../common/auth';
+import { CachedKeyCheck, readHeader } from '../common/auth';
 import type { AuthenticatedRequest, KeyAuth } from '../common/auth';
+import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { ClaimingLookup } from '../idempotency/claiming-lookup';
 import { ApiKeysRepository } from './api-keys.repository';
+import { KeyCache } from './key-cache';
 import { decodeSession, readSessionCookie } from './session-cookie';
 
 /**
@@ -14,10 +16,33 @@ import { decodeSession, readSessionCookie } from './session-cookie';
 export type KeyResolution =
   { kind: 'none' } | { kind: 'invalid' } | { kind: 'invalid-session' } | KeyAuth;
 
-/** An active key as the lookup found it: the same query gave its workspace and its scopes. */
-export type AuthenticatedKey = Pick<KeyAuth, 'keyId' | 'workspaceId' | 'scopes'>;
+/**
+ * An active key as the lookup found it (the same query gave its workspace and its scopes), or as the
+ * key cache holds it (`cached`: its revocation is still to be checked).
+ */
+export type AuthenticatedKey = Pick<KeyAuth, 'keyId' | 'workspaceId' | 'scopes' | 'cached'>;
 
 const RESOLUTION = Symbol('keyResolution');
+const CACHE_ALLOWED = Symbol('keyCacheAllowed');
+
+/**
+ * Lets the request's `x-api-key` come from the key cache: the guards call it, before the key is
+ * resolved, on routes marked ChecksKeyInQuery.
+ */
+export function allowCachedKey(req: AuthenticatedRequest): void {
+  (req as unknown as Record<symbol, boolean>)[CACHE_ALLOWED] = true;
+}
+
+/**
+ * Whether this request may use the key cache: its route checks the key in its own statement, and it
+ * carries no Idempotency-Key (whose claim is made by the key lookup's statement, ClaimingLookup).
+ */
+function mayUseCache(req: AuthenticatedRequest): boolean {
+  return (
+    (req as unknown as Record<symbol, boolean | undefined>)[CACHE_ALLOWED] === true &&
+    req.headers[IDEMPOTENCY_KEY_HEADER] === undefined
+  );
+}
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export function hashApiKey(key: string): string {
@@ -36,12 +61,15 @@ export function generateApiKey(): string {
 export class ApiKeyAuthService {
   private readonly logger = new Logger(ApiKeyAuthService.name);
   private readonly lastWrite = new Map<string, number>();
+  private readonly cache: KeyCache;
 
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly claiming: ClaimingLookup,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.cache = new KeyCache(config.apiKeyCacheSize);
+  }
 
   resolve(req: AuthenticatedRequest): Promise<KeyResolution> {
     const memo = req as unknown as Record<symbol, Promise<KeyResolution> | undefined>;
@@ -75,7 +103,8 @@ export class ApiKeyAuthService {
    * The active key `presented` is, as the x-api-key check and the console sign-in both look it up: by
    * its hash, never revoked, with its scopes. Undefined when there is none. With the request of an
    * x-api-key: a keyed POST, PATCH or DELETE has its Idempotency-Key claimed by the same statement
-   * (ClaimingLookup), so that the claim costs the request no round trip of its own.
+   * (ClaimingLookup), so that the claim costs the request no round trip of its own; on a route marked
+   * ChecksKeyInQuery, a key in the key cache is taken from there (`cached` set), without a query.
    */
   async authenticate(
     presented: string,
@@ -83,14 +112,38 @@ export class ApiKeyAuthService {
   ): Promise<AuthenticatedKey | undefined> {
     if (!presented.startsWith('svc_') || presented.length > 512) return undefined;
     const hash = hashApiKey(presented);
+    const hit = req && mayUseCache(req) ? this.cache.get(hash) : undefined;
+    if (hit) {
+      await this.touch(hit.keyId);
+      return { ...hit, cached: new CachedKeyCheck(hit.keyId, hash) };
+    }
     const idempotencyKey = req && this.claiming.claimableKey(req);
     const found =
       req && idempotencyKey !== undefined
         ? await this.claiming.lookup(req, hash, idempotencyKey)
         : await this.keys.findActive(hash);
     if (!found) return undefined;
+    const key = { keyId: found.id, workspaceId: found.workspace_id, scopes: found.scopes };
+    this.cache.set(hash, key);
     await this.touch(found.id);
-    return { keyId: found.id, workspaceId: found.workspace_id, scopes: found.scopes };
+    return key;
+  }
+
+  /**
+   * Settles a cached key's check with a query of its own, for an answer the route gave without its
+   * statement having read the key (CachedKeyInterceptor, the guard's 403): false, and the entry is
+   * dropped, when the key is no longer active.
+   */
+  async confirm(check: CachedKeyCheck): Promise<boolean> {
+    const active = await this.keys.isActive(check.keyId);
+    check.settled = true;
+    if (!active) this.cache.delete(check.keyHash);
+    return active;
+  }
+
+  /** Drops a cached key that a route's statement found revoked. */
+  forget(check: CachedKeyCheck): void {
+    this.cache.delete(check.keyHash);
   }
 
   /**

@@ -2,8 +2,10 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import {
   AUTH_MODE,
+  CHECKS_KEY_IN_QUERY,
   AuthMode,
   AuthenticatedRequest,
+  INVALID_KEY,
   KeyAuth,
   readHeader,
   REQUIRED_SCOPE,
@@ -13,12 +15,17 @@ import {
 import { AuthError, ForbiddenError } from '../common/errors';
 import { firstMissingScope, lacksScopeMessage, SCOPES } from '../common/scopes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { ApiKeyAuthService } from './api-key-auth.service';
+import { allowCachedKey, ApiKeyAuthService } from './api-key-auth.service';
 import { CROSS_SITE_REFUSED, isUnsafeMethod, originAllowed } from './same-origin';
 
 export const MISSING_KEY = 'missing x-api-key header';
-export const INVALID_KEY = 'invalid or revoked API key';
+export { INVALID_KEY };
 export const INVALID_SESSION = 'console session expired or invalid; sign in again';
+
+/** Whether the route's statements check a cached key (ChecksKeyInQuery): both guards ask before resolving. */
+export function checksKeyInQuery(reflector: Reflector, context: ExecutionContext): boolean {
+  return reflector.get<boolean | undefined>(CHECKS_KEY_IN_QUERY, context.getHandler()) === true;
+}
 
 /** Deny by default: every route needs an API key unless it declares another way in (part 5, design §2). */
 @Injectable()
@@ -46,12 +53,13 @@ export class ApiKeyGuard implements CanActivate {
       this.checkAdminToken(req);
       return true;
     }
+    if (checksKeyInQuery(this.reflector, context)) allowCachedKey(req);
     const key = await this.auth.resolve(req);
     if (key.kind === 'key') {
       // A browser sends the session cookie with whatever a page on another site makes it request;
       // x-api-key it never adds by itself, so API clients are never asked for an Origin.
       if (key.via === 'session' && isUnsafeMethod(req.method)) this.checkOrigin(req);
-      this.checkScope(context, key);
+      await this.checkScope(context, key);
       req.auth = key;
       return true;
     }
@@ -74,9 +82,10 @@ export class ApiKeyGuard implements CanActivate {
   /**
    * The route's scope, from the scopes the key lookup already read (no query of its own). A route
    * that declares nothing (an extension's controller, say) is open only to keys holding every scope:
-   * a restricted key never reaches what nobody decided it may.
+   * a restricted key never reaches what nobody decided it may. A cached key (README "API key cache")
+   * is confirmed before a 403: a revoked key gets 401, as it would without the cache.
    */
-  private checkScope(context: ExecutionContext, key: KeyAuth): void {
+  private async checkScope(context: ExecutionContext, key: KeyAuth): Promise<void> {
     const declared = this.reflector.getAllAndOverride<ScopeDeclaration | undefined>(
       REQUIRED_SCOPE,
       [context.getHandler(), context.getClass()],
@@ -88,7 +97,9 @@ export class ApiKeyGuard implements CanActivate {
         : key.scopes.includes(declared)
           ? undefined
           : declared;
-    if (missing !== undefined) throw new ForbiddenError(lacksScopeMessage(missing));
+    if (missing === undefined) return;
+    if (key.cached && !(await this.auth.confirm(key.cached))) throw new AuthError(INVALID_KEY);
+    throw new ForbiddenError(lacksScopeMessage(missing));
   }
 
   private checkOrigin(req: AuthenticatedRequest): void {

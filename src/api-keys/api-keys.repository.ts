@@ -66,6 +66,16 @@ export class ApiKeysRepository {
     return res.rows[0];
   }
 
+  /** Whether the key `id` exists and is not revoked. */
+  async isActive(id: string): Promise<boolean> {
+    const res = await this.db.query({
+      name: 'api_key_active',
+      text: 'SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL',
+      values: [id],
+    });
+    return (res.rowCount ?? 0) > 0;
+  }
+
   /** The name of the workspace's key `id` while it is active. */
   async activeName(workspaceId: string, id: string): Promise<string | undefined> {
     const res = await this.db.query<{ name: string }>(

@@ -6,6 +6,7 @@ import {
 } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { AuthError } from './errors';
 import type { Scope } from './scopes';
 
 /**
@@ -24,7 +25,38 @@ export type KeyAuth = {
   reviewerName?: string;
   /** Session only: when the session cookie stops being accepted. */
   sessionExpiresAt?: Date;
+  /**
+   * Set when the guard found the key in this process's key cache instead of reading it from the
+   * database (only on routes marked ChecksKeyInQuery): the route's own statement must then find it
+   * still active (README "API key cache").
+   */
+  cached?: CachedKeyCheck;
 };
+
+/**
+ * The revocation check a cached key still owes (README "API key cache"). A route marked
+ * ChecksKeyInQuery passes `keyId` to its statement, which also reads whether the key is active, and
+ * calls `settle` with what it read; CachedKeyInterceptor asks the database itself for any answer the
+ * route gives without having settled it (an error before its statement ran, a 404 that cannot tell a
+ * missing row from a revoked key).
+ */
+export class CachedKeyCheck {
+  /** Whether a statement of this request read the key's state. */
+  settled = false;
+
+  constructor(
+    readonly keyId: string,
+    readonly keyHash: string,
+  ) {}
+
+  /** Records what a statement read; a revoked (or deleted) key ends the request with 401. */
+  settle(active: boolean): void {
+    this.settled = true;
+    if (!active) throw new AuthError(INVALID_KEY);
+  }
+}
+
+export const INVALID_KEY = 'invalid or revoked API key';
 
 /** Who the request authenticated as; filled by the API-key guard (or the throttler, which runs first). */
 export type AuthContext = KeyAuth | { kind: 'admin' } | { kind: 'bootstrap' };
@@ -50,6 +82,25 @@ export const AdminAuth = () => SetMetadata(AUTH_MODE, 'admin' satisfies AuthMode
 /** An API key, or the bootstrap paths of design §2 (first key of a workspace). */
 export const KeyOrBootstrapAuth = () =>
   SetMetadata(AUTH_MODE, 'key-or-bootstrap' satisfies AuthMode);
+
+export const CHECKS_KEY_IN_QUERY = 'auth:key-in-query';
+/**
+ * The route's statements check that a cached API key is still active (README "API key cache"): the
+ * guard may then take an `x-api-key` from the process's key cache, without a round trip of its own,
+ * and the route receives the check to make with CachedKey().
+ */
+export const ChecksKeyInQuery = () => SetMetadata(CHECKS_KEY_IN_QUERY, true);
+
+/**
+ * The revocation check the route's statement must make (ChecksKeyInQuery), or undefined when the guard
+ * read the key from the database for this request.
+ */
+export const CachedKey = createParamDecorator(
+  (_data: unknown, ctx: ExecutionContext): CachedKeyCheck | undefined => {
+    const auth = ctx.switchToHttp().getRequest<AuthenticatedRequest>().auth;
+    return auth?.kind === 'key' ? auth.cached : undefined;
+  },
+);
 
 export const REQUIRED_SCOPE = 'auth:scope';
 /** What a route declares of the calling key's scopes: one it needs, or `none` (any valid key). */

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       rateLimit: { max: 1000, windowMs: 60000 },
       redisUrl: undefined,
       trustProxy: false,
+      apiKeyCacheSize: 10_000,
       idempotency: {
         ttlMs: 86_400_000,
         waitMs: 5000,
@@ -167,6 +168,7 @@ describe('loadConfig', () => {
       CONSOLE_SESSION_TTL_MS: '60000',
       CONSOLE_ALLOWED_ORIGINS: 'https://Console.example.com, http://localhost:5173',
       COST_SERIES_MAX_BUCKETS: '48',
+      API_KEY_CACHE_SIZE: '0',
     });
     expect(config).toEqual({
       port: 8080,
@@ -176,6 +178,7 @@ describe('loadConfig', () => {
       rateLimit: { max: 0, windowMs: 1000 },
       redisUrl: 'redis://cache:6379',
       trustProxy: 2,
+      apiKeyCacheSize: 0,
       idempotency: { ttlMs: 3_600_000, waitMs: 0, claimLeaseMs: 10_000, cleanupIntervalMs: 500 },
       executor: {
         enabled: false,

@@ -113,6 +113,13 @@ export class EnvironmentVariables {
   @IsString()
   TRUST_PROXY?: string;
 
+  /** Active API keys kept in memory per process (README "API key cache"); 0 turns the cache off. */
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000)
+  API_KEY_CACHE_SIZE = 10_000;
+
   // Idempotent requests (README "Idempotent requests"): how long an Idempotency-Key's first answer is
   // kept, how long an identical request waits for one still in progress, when a claim left by a
   // process that died is taken over, and how often expired keys are deleted.
@@ -520,6 +527,11 @@ export interface AppConfig {
    * count trusts that many proxies in front; a list trusts proxies at those addresses or CIDRs.
    */
   trustProxy: TrustProxy;
+  /**
+   * Active API keys kept per process (README "API key cache"), used only by routes whose statements
+   * check the key is still active; 0: off.
+   */
+  apiKeyCacheSize: number;
   /** The Idempotency-Key header on POST, PATCH and DELETE (README "Idempotent requests"). */
   idempotency: {
     /** How long a key's first answer is kept and replayed, from the first request. */
@@ -847,6 +859,7 @@ export const CONFIG_VARIABLES = [
   'RATE_LIMIT_WINDOW_MS',
   'REDIS_URL',
   'TRUST_PROXY',
+  'API_KEY_CACHE_SIZE',
   'IDEMPOTENCY_KEY_TTL_MS',
   'IDEMPOTENCY_WAIT_MS',
   'IDEMPOTENCY_CLAIM_LEASE_MS',
@@ -956,6 +969,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimit: { max: vars.RATE_LIMIT_MAX, windowMs: vars.RATE_LIMIT_WINDOW_MS },
     redisUrl: vars.REDIS_URL,
     trustProxy,
+    apiKeyCacheSize: vars.API_KEY_CACHE_SIZE,
     idempotency: {
       ttlMs: vars.IDEMPOTENCY_KEY_TTL_MS,
       waitMs: vars.IDEMPOTENCY_WAIT_MS,

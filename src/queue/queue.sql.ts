@@ -6,6 +6,7 @@
  * `step_runs_workspace_due_idx`, so the claim costs the same with a million finished rows.
  */
 
+import { keyIsActive } from '../common/key-check.sql';
 import {
   RUN_CANCELLED_CHANNEL,
   RUN_EVENTS_CHANNEL,
@@ -514,7 +515,8 @@ export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, outp
 /**
  * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
  * now) inserted, the executors woken. Returns no row, having written nothing, when the definition is
- * not the workspace's or the idempotency key is already taken. $5 is the `traceparent` stored with the
+ * not the workspace's, the idempotency key is already taken, or $7 (a cached API key the request
+ * came with, README "API key cache"; null otherwise) is no longer active. $5 is the `traceparent` stored with the
  * run (null when there is none): the executor links the run's step spans to it. $6 is the schedule
  * that started the run (null for a run started through the API). The scheduler runs it inside its
  * claim's transaction, so a fire's run and the schedule's advance commit together.
@@ -522,7 +524,7 @@ export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, outp
 export const CREATE_RUN = `
   WITH def AS (
     SELECT name AS workflow, steps -> 0 ->> 'name' AS step_name, steps -> 0 ->> 'type' AS step_type
-    FROM workflow_definitions WHERE workspace_id = $1::uuid AND id = $2::uuid
+    FROM workflow_definitions WHERE workspace_id = $1::uuid AND id = $2::uuid AND ${keyIsActive('$7')}
   ), run AS (
     INSERT INTO workflow_runs (workspace_id, definition_id, input, state, idempotency_key,
                                traceparent, schedule_id)
@@ -535,6 +537,9 @@ export const CREATE_RUN = `
   )
   SELECT run.*, def.workflow, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified
   FROM run, def`;
+
+/** Whether the cached API key $1 is still active (the slow path of a create, README "API key cache"). */
+export const KEY_ACTIVE = `SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL`;
 
 /** The first step of a definition ($2) of workspace $1, read by the slow path of a create. */
 export const FIRST_STEP = `

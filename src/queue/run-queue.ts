@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
+import type { CachedKeyCheck } from '../common/auth';
 import { Database, type Queryable } from '../common/database';
 import { timeOrderedUuid } from '../common/ids';
 import { Metrics } from '../metrics/metrics';
@@ -84,7 +85,8 @@ export class RunQueue {
 
   /**
    * Creates the run and its first step run (due now), or returns the run holding the idempotency key.
-   * `traceparent` is stored with a new run (the executor links its step spans to it).
+   * `traceparent` is stored with a new run (the executor links its step spans to it). `key`: a cached
+   * API key (README "API key cache") that must be active for anything to be written.
    */
   async create(
     workspaceId: string,
@@ -93,6 +95,7 @@ export class RunQueue {
     idempotencyKey: string | undefined,
     traceparent: string | null = null,
     scheduleId: string | null = null,
+    key?: CachedKeyCheck,
   ): Promise<{ run: RunRow; created: boolean } | undefined> {
     const values = [
       workspaceId,
@@ -102,18 +105,24 @@ export class RunQueue {
       traceparent,
       scheduleId,
     ];
-    const quick = await this.db.query<CreatedRow>(
-      { name: 'runs_create', text: SQL.CREATE_RUN },
-      values,
-    );
+    const quick = await this.db.query<CreatedRow>({ name: 'runs_create', text: SQL.CREATE_RUN }, [
+      ...values,
+      key?.keyId ?? null,
+    ]);
     if (quick.rowCount) {
+      key?.settle(true);
       this.metrics.runStarted(workspaceId, quick.rows[0].workflow);
       return { run: quick.rows[0], created: true };
     }
-    // No row: the definition does not exist here, or the idempotency key is taken. The transaction
-    // below tells the two apart (and waits for a concurrent holder of the key).
+    // No row: the definition does not exist here, the idempotency key is taken, or the cached key
+    // was revoked. The transaction below tells them apart (and waits for a concurrent holder of the
+    // idempotency key).
     let workflow: string | undefined;
     const result = await this.db.transaction(async (client) => {
+      if (key) {
+        const active = await client.query(SQL.KEY_ACTIVE, [key.keyId]);
+        key.settle((active.rowCount ?? 0) > 0);
+      }
       const def = await client.query<StepRef & { workflow: string }>(SQL.FIRST_STEP, [
         workspaceId,
         definitionId,
@@ -161,6 +170,7 @@ export class RunQueue {
       fire.idempotencyKey,
       null,
       fire.scheduleId,
+      null,
     ]);
     if (!res.rowCount) return undefined;
     const { workflow, ...run } = res.rows[0];

@@ -8,9 +8,11 @@ import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
 } from '@nestjs/throttler';
-import { ApiKeyAuthService } from '../api-keys/api-key-auth.service';
+import { allowCachedKey, ApiKeyAuthService } from '../api-keys/api-key-auth.service';
+import { checksKeyInQuery } from '../api-keys/api-key.guard';
+import { AuthError } from '../common/errors';
 import type { Request } from 'express';
-import { AUTH_MODE, AuthMode, AuthenticatedRequest } from '../common/auth';
+import { AUTH_MODE, AuthMode, AuthenticatedRequest, INVALID_KEY } from '../common/auth';
 import { clientAddress } from '../common/http-middleware';
 
 /**
@@ -35,7 +37,13 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
       context.getHandler(),
       context.getClass(),
     ]);
-    return mode === 'public';
+    if (mode === 'public') return true;
+    // The key is resolved here first (getTracker): on a route that checks a cached key in its own
+    // statement, it may come from the key cache (README "API key cache").
+    if (checksKeyInQuery(this.reflector, context)) {
+      allowCachedKey(context.switchToHttp().getRequest<AuthenticatedRequest>());
+    }
+    return false;
   }
 
   protected override async getTracker(req: Record<string, unknown>): Promise<string> {
@@ -60,7 +68,12 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
     context: ExecutionContext,
     detail: ThrottlerLimitDetail,
   ): Promise<void> {
-    const { res } = this.getRequestResponse(context);
+    const { req, res } = this.getRequestResponse(context);
+    // A revoked key gets 401 as without the key cache, not its workspace's 429.
+    const key = await this.auth.resolve(req as unknown as AuthenticatedRequest);
+    if (key.kind === 'key' && key.cached && !(await this.auth.confirm(key.cached))) {
+      throw new AuthError(INVALID_KEY);
+    }
     this.setResponseHeader(res, 'RateLimit-Limit', detail.limit);
     this.setResponseHeader(res, 'RateLimit-Remaining', 0);
     this.setResponseHeader(res, 'RateLimit-Reset', detail.timeToExpire);

@@ -1,7 +1,13 @@
 import { Body, Controller, Get, Headers, HttpCode, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiHeader, ApiOperation, ApiResponse, ApiSecurity, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentWorkspace, RequiresScope } from '../common/auth';
+import {
+  CachedKey,
+  type CachedKeyCheck,
+  ChecksKeyInQuery,
+  CurrentWorkspace,
+  RequiresScope,
+} from '../common/auth';
 import { ValidationError } from '../common/errors';
 import { Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
@@ -65,13 +71,15 @@ export class RunsController {
   @ApiEnvelope(RunDto, 201)
   @ApiEnvelope(RunDto, 200)
   @ApiErrors(...BODY_ERRORS, 401, 404)
+  @ChecksKeyInQuery()
   async create(
     @CurrentWorkspace() workspaceId: string,
     @Body() dto: CreateRunDto,
     @Res({ passthrough: true }) res: Response,
+    @CachedKey() key: CachedKeyCheck | undefined,
     @Headers('traceparent') traceparent?: string,
   ): Promise<RunDto> {
-    const { run, created } = await this.runs.create(workspaceId, dto, traceparent);
+    const { run, created } = await this.runs.create(workspaceId, dto, traceparent, undefined, key);
     res.status(created ? 201 : 200);
     return run;
   }
@@ -81,11 +89,13 @@ export class RunsController {
   @ApiOperation({ summary: 'List runs, newest first, with pagination meta' })
   @ApiEnvelope(RunDto, 200, 'page')
   @ApiErrors(400, 401)
+  @ChecksKeyInQuery()
   list(
     @CurrentWorkspace() workspaceId: string,
     @Query() query: ListRunsQueryDto,
+    @CachedKey() key: CachedKeyCheck | undefined,
   ): Promise<Paginated<RunDto>> {
-    return this.runs.list(workspaceId, query);
+    return this.runs.list(workspaceId, query, key);
   }
 
   @Get(':id')
@@ -93,11 +103,13 @@ export class RunsController {
   @ApiOperation({ summary: 'Get one run, including currentStepIndex and its buffered signals' })
   @ApiEnvelope(RunDetailDto)
   @ApiErrors(401, 404)
+  @ChecksKeyInQuery()
   get(
     @CurrentWorkspace() workspaceId: string,
     @IdParam('workflow run') id: string,
+    @CachedKey() key: CachedKeyCheck | undefined,
   ): Promise<RunDetailDto> {
-    return this.runs.get(workspaceId, id);
+    return this.runs.get(workspaceId, id, key);
   }
 
   @Post(':id/cancel')

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { keyIsActive } from '../common/key-check.sql';
+import type { CachedKeyCheck } from '../common/auth';
 import { Database } from '../common/database';
 import { RUN_COLUMNS } from '../queue/queue.sql';
 import type { RunRow } from '../queue/run-queue';
@@ -42,9 +44,11 @@ export interface Statement {
 }
 
 /**
- * The run list's two statements for a filter: a page and the total. Deferred join: the page's ids
- * come from the covering index alone (the offset is walked there, never in the table), then only
- * those rows are read. Exported so that the query-plan test plans exactly what the API runs.
+ * The run list's statements for a filter: a page and the total, and the two in one statement (`both`,
+ * what the API runs: one round trip). Deferred join: the page's ids come from the covering index
+ * alone (the offset is walked there, never in the table), then only those rows are read. Without a
+ * filter the total is the workspace's sum in `run_counts` (migration RunCounts), never a count of its
+ * runs. Exported so that the query-plan test plans exactly what the API runs.
  */
 export interface RunListFilter {
   status?: string;
@@ -63,7 +67,8 @@ export function runListStatements(
   filter: RunListFilter,
   limit: number,
   offset: number,
-): { page: Statement; count: Statement } {
+  cachedKeyId: string | null = null,
+): { page: Statement; count: Statement; both: Statement } {
   const where = ['workspace_id = $1'];
   const params: unknown[] = [workspaceId];
   if (filter.status) {
@@ -93,17 +98,43 @@ export function runListStatements(
     where.push(`created_at < $${params.length}`);
   }
   const clause = where.join(' AND ');
-  return {
-    page: {
-      text: `SELECT ${RUN_COLUMNS_OF_R} FROM workflow_runs r
+  const page = `SELECT ${RUN_COLUMNS_OF_R} FROM workflow_runs r
          JOIN (SELECT id FROM workflow_runs WHERE ${clause}
                ORDER BY created_at DESC, id DESC
                LIMIT $${params.length + 1} OFFSET $${params.length + 2}) page ON page.id = r.id
-         ORDER BY r.created_at DESC, r.id DESC`,
-      values: [...params, limit, offset],
+         ORDER BY r.created_at DESC, r.id DESC`;
+  const count =
+    params.length === 1
+      ? 'SELECT COALESCE(sum(runs), 0) AS total FROM run_counts WHERE workspace_id = $1'
+      : `SELECT count(*) AS total FROM workflow_runs WHERE ${clause}`;
+  return {
+    page: { text: page, values: [...params, limit, offset] },
+    count: { text: count, values: params },
+    // One row even for an empty page (the LEFT JOIN): the total, and whether the cached key is
+    // still active (README "API key cache").
+    both: {
+      text: `WITH counted AS (${count}), page AS (${page})
+         SELECT counted.total, ${keyIsActive(`$${params.length + 3}`)} AS key_active, page.*
+         FROM counted LEFT JOIN page ON true
+         ORDER BY page.created_at DESC, page.id DESC`,
+      values: [...params, limit, offset, cachedKeyId],
     },
-    count: { text: `SELECT count(*) AS total FROM workflow_runs WHERE ${clause}`, values: params },
   };
+}
+
+const listStatementNames = new Map<string, string>();
+
+/**
+ * A name for a list statement, so that it is planned once per connection like the other hot
+ * statements: one per combination of filters (at most 2^6 texts).
+ */
+function listStatementName(text: string): string {
+  let name = listStatementNames.get(text);
+  if (name === undefined) {
+    name = `runs_list_${listStatementNames.size}`;
+    listStatementNames.set(text, name);
+  }
+  return name;
 }
 
 /** One page of a run's events ($1 run, $2 workspace, $3 limit, $4 offset), in order. */
@@ -148,7 +179,7 @@ export interface BufferedSignalRow {
 }
 
 /**
- * A run of workspace $1 ($2) with its buffered signals as a JSON array, oldest first (the order steps
+ * A run of workspace $1 ($2), when $3 (a cached API key, or null) is active, with its buffered signals as a JSON array, oldest first (the order steps
  * consume them in): one scan of `run_signals_run_idx`, at most MAX_BUFFERED_SIGNALS_PER_RUN rows, and
  * only their previews, never the payloads.
  */
@@ -161,25 +192,32 @@ export const RUN_DETAIL = `
                                                   'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
                           ORDER BY s.seq)
                    FROM run_signals s WHERE s.run_id = r.id), '[]'::json) AS buffered_signals
-  FROM workflow_runs r WHERE r.workspace_id = $1 AND r.id = $2`;
+  FROM workflow_runs r WHERE r.workspace_id = $1 AND r.id = $2 AND ${keyIsActive('$3')}`;
 
 /** Run reads: the list, one run, its events and its step runs. Transitions are the queue's (RunQueue). */
 @Injectable()
 export class RunsRepository {
   constructor(private readonly db: Database) {}
 
+  /** A page of runs and the total; `key`: a cached API key the statement settles. */
   async list(
     workspaceId: string,
     filter: RunListFilter,
     limit: number,
     offset: number,
+    key?: CachedKeyCheck,
   ): Promise<{ rows: RunRow[]; total: number }> {
-    const { page, count } = runListStatements(workspaceId, filter, limit, offset);
-    const [rows, total] = await Promise.all([
-      this.db.query<RunRow>(page.text, page.values),
-      this.db.query<{ total: string }>(count.text, count.values),
-    ]);
-    return { rows: rows.rows, total: Number(total.rows[0].total) };
+    const { both } = runListStatements(workspaceId, filter, limit, offset, key?.keyId ?? null);
+    const res = await this.db.query<
+      { total: string; key_active: boolean } & (({ id: string } & RunRow) | { id: null })
+    >({ name: listStatementName(both.text), text: both.text, values: both.values });
+    key?.settle(res.rows[0].key_active);
+    return {
+      rows: res.rows.filter(
+        (r): r is { total: string; key_active: boolean } & RunRow => r.id !== null,
+      ),
+      total: Number(res.rows[0].total),
+    };
   }
 
   /**
@@ -189,12 +227,15 @@ export class RunsRepository {
   async getDetail(
     workspaceId: string,
     id: string,
+    key?: CachedKeyCheck,
   ): Promise<(RunRow & { buffered_signals: BufferedSignalRow[] }) | undefined> {
     const res = await this.db.query<RunRow & { buffered_signals: BufferedSignalRow[] }>({
       name: 'runs_get_detail',
       text: RUN_DETAIL,
-      values: [workspaceId, id],
+      values: [workspaceId, id, key?.keyId ?? null],
     });
+    // A row proves the key active; none can mean either, which CachedKeyInterceptor asks itself.
+    if (res.rows[0]) key?.settle(true);
     return res.rows[0];
   }
 

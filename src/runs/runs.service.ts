@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { CachedKeyCheck } from '../common/auth';
 import { Paginated } from '../common/envelope';
 import {
   ConflictError,
@@ -72,13 +73,15 @@ export class RunsService {
   /**
    * `traceparent` is the request's header: with tracing off, a well-formed one is stored with the run
    * as is; with tracing on, the request's own span is (README "Tracing"). `scheduleId`: the schedule
-   * whose "trigger now" starts the run.
+   * whose "trigger now" starts the run. `key`: a cached API key the create's statement settles
+   * (README "API key cache"), here and in list and get.
    */
   async create(
     workspaceId: string,
     dto: CreateRunDto,
     traceparent?: string,
     scheduleId?: string,
+    key?: CachedKeyCheck,
   ): Promise<{ run: RunDto; created: boolean }> {
     // Named in the body, not the path (so not IdPipe's): malformed, it names no definition either.
     if (!isUuid(dto.definitionId)) throw new NotFoundError('workflow definition');
@@ -91,12 +94,17 @@ export class RunsService {
       dto.idempotencyKey,
       traceparentForRun(traceparent),
       scheduleId ?? null,
+      key,
     );
     if (!result) throw new NotFoundError('workflow definition');
     return { run: toRunDto(result.run, true), created: result.created };
   }
 
-  async list(workspaceId: string, q: ListRunsQueryDto): Promise<Paginated<RunDto>> {
+  async list(
+    workspaceId: string,
+    q: ListRunsQueryDto,
+    key?: CachedKeyCheck,
+  ): Promise<Paginated<RunDto>> {
     const createdFrom = q.createdFrom === undefined ? undefined : new Date(q.createdFrom);
     const createdTo = q.createdTo === undefined ? undefined : new Date(q.createdTo);
     if (createdFrom && createdTo && createdFrom.getTime() >= createdTo.getTime()) {
@@ -118,6 +126,7 @@ export class RunsService {
       },
       q.pageSize,
       offsetOf(q),
+      key,
     );
     return new Paginated(
       rows.map((r) => toRunDto(r, false)),
@@ -127,8 +136,8 @@ export class RunsService {
     );
   }
 
-  async get(workspaceId: string, id: string): Promise<RunDetailDto> {
-    const row = await this.runs.getDetail(workspaceId, id);
+  async get(workspaceId: string, id: string, key?: CachedKeyCheck): Promise<RunDetailDto> {
+    const row = await this.runs.getDetail(workspaceId, id, key);
     if (!row) throw new NotFoundError('workflow run');
     return { ...toRunDto(row, true), bufferedSignals: row.buffered_signals };
   }

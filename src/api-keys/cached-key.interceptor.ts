@@ -1,0 +1,41 @@
+import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
+import { catchError, from, map, mergeMap, Observable, throwError } from 'rxjs';
+import { AuthError } from '../common/errors';
+import { INVALID_KEY, type AuthenticatedRequest, type CachedKeyCheck } from '../common/auth';
+import { ApiKeyAuthService } from './api-key-auth.service';
+
+/**
+ * Makes sure no answer goes out for a cached API key (README "API key cache") whose revocation no
+ * statement of the request has read: an answer the route gave without settling the check (an error
+ * from validation or a 404 before or instead of its statement) waits for a query of the key, and
+ * becomes 401 when the key is revoked. A 401 drops the key from the cache. Requests whose key the
+ * guard read from the database pass straight through.
+ */
+@Injectable()
+export class CachedKeyInterceptor implements NestInterceptor {
+  constructor(private readonly auth: ApiKeyAuthService) {}
+
+  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
+    const auth = context.switchToHttp().getRequest<AuthenticatedRequest>().auth;
+    const check = auth?.kind === 'key' ? auth.cached : undefined;
+    if (!check) return next.handle();
+    return next.handle().pipe(
+      mergeMap((value) =>
+        check.settled ? [value] : from(this.settle(check)).pipe(map(() => value)),
+      ),
+      catchError((err: unknown) =>
+        from(this.settle(check)).pipe(
+          mergeMap(() => {
+            if (err instanceof AuthError) this.auth.forget(check);
+            return throwError(() => err);
+          }),
+        ),
+      ),
+    );
+  }
+
+  /** Resolves once the key is known to be active; 401 when it is not. */
+  private async settle(check: CachedKeyCheck): Promise<void> {
+    if (!check.settled && !(await this.auth.confirm(check))) throw new AuthError(INVALID_KEY);
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * SQL: whether the API key whose id is the parameter `param` is active, or true when the parameter
+ * is NULL (the guard read the key from the database for this request). What a route marked
+ * ChecksKeyInQuery adds to its statement for a cached key (README "API key cache"): the request's
+ * own statement, run after any revocation that committed before it, refuses a revoked key with no
+ * round trip of its own.
+ */
+export const keyIsActive = (param: string): string =>
+  `(${param}::uuid IS NULL OR EXISTS (SELECT 1 FROM api_keys k ` +
+  `WHERE k.id = ${param}::uuid AND k.revoked_at IS NULL))`;

@@ -22,6 +22,25 @@ export class Paginated<T> {
   }
 }
 
+/**
+ * Data the database already wrote as JSON text (`json`: an array for a page, an object for one item):
+ * the envelope interceptor sends it as is inside the envelope, rather than rows being parsed into
+ * objects only to be written back (README "Responses and errors": the hot reads of runs).
+ */
+export class JsonData {
+  readonly meta?: PageMeta;
+
+  constructor(
+    readonly json: string,
+    page?: { page: number; pageSize: number; total: number },
+  ) {
+    if (page) {
+      const { pageSize, total } = page;
+      this.meta = { page: page.page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+    }
+  }
+}
+
 export class FieldErrorDto {
   @ApiProperty({
     example: 'steps[2].handler',

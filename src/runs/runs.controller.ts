@@ -9,7 +9,7 @@ import {
   RequiresScope,
 } from '../common/auth';
 import { ValidationError } from '../common/errors';
-import { Paginated } from '../common/envelope';
+import { JsonData, Paginated } from '../common/envelope';
 import { IdParam } from '../common/id.pipe';
 import { PageQueryDto } from '../common/pagination';
 import { ApiEnvelope, ApiErrors, BODY_ERRORS } from '../common/swagger';
@@ -94,7 +94,7 @@ export class RunsController {
     @CurrentWorkspace() workspaceId: string,
     @Query() query: ListRunsQueryDto,
     @CachedKey() key: CachedKeyCheck | undefined,
-  ): Promise<Paginated<RunDto>> {
+  ): Promise<Paginated<RunDto> | JsonData> {
     return this.runs.list(workspaceId, query, key);
   }
 
@@ -108,7 +108,7 @@ export class RunsController {
     @CurrentWorkspace() workspaceId: string,
     @IdParam('workflow run') id: string,
     @CachedKey() key: CachedKeyCheck | undefined,
-  ): Promise<RunDetailDto> {
+  ): Promise<JsonData> {
     return this.runs.get(workspaceId, id, key);
   }
 

@@ -3,7 +3,6 @@ import { keyIsActive } from '../common/key-check.sql';
 import type { CachedKeyCheck } from '../common/auth';
 import { Database } from '../common/database';
 import { RUN_COLUMNS } from '../queue/queue.sql';
-import type { RunRow } from '../queue/run-queue';
 import type { RunStatus } from '../queue/statuses';
 
 export interface StepRunRow {
@@ -36,6 +35,25 @@ export interface SequencedEventRow extends EventRow {
 const RUN_COLUMNS_OF_R = RUN_COLUMNS.split(',')
   .map((c) => `r.${c.trim()}`)
   .join(', ');
+
+/** A timestamp column as the API writes timestamps (Date#toISOString: UTC, milliseconds). */
+const isoTime = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+/**
+ * The run of alias `r` as the API answers it (toRunDto, in its key order), written by the database
+ * as JSON; `more`: further `, 'key', value` pairs. The hot reads (GET one run, the run list) send
+ * this text as it is (JsonData), which spares the service parsing each row only to serialise it again;
+ * test/runs.e2e-spec.ts checks that both read a run exactly as toRunDto writes it.
+ */
+export function runJson(r: string, more = ''): string {
+  return `json_build_object(
+    'id', ${r}.id, 'workspaceId', ${r}.workspace_id, 'definitionId', ${r}.definition_id,
+    'status', ${r}.status, 'input', ${r}.input, 'output', ${r}.output, 'error', ${r}.error,
+    'idempotencyKey', ${r}.idempotency_key, 'scheduleId', ${r}.schedule_id,
+    'parentRunId', ${r}.parent_run_id, 'parentStepRunId', ${r}.parent_step_run_id,
+    'createdAt', ${isoTime(`${r}.created_at`)}, 'updatedAt', ${isoTime(`${r}.updated_at`)}${more})`;
+}
 
 /** A statement with its parameters. */
 export interface Statement {
@@ -98,39 +116,50 @@ export function runListStatements(
     where.push(`created_at < $${params.length}`);
   }
   const clause = where.join(' AND ');
+  if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0) {
+    throw new Error(`run list: bad limit ${limit} or offset ${offset}`);
+  }
+  // LIMIT and OFFSET are literals (checked integers), so that a named statement's generic plan knows
+  // them and is as good as a custom one: PostgreSQL then stops planning it at every execution.
   const page = `SELECT ${RUN_COLUMNS_OF_R} FROM workflow_runs r
          JOIN (SELECT id FROM workflow_runs WHERE ${clause}
                ORDER BY created_at DESC, id DESC
-               LIMIT $${params.length + 1} OFFSET $${params.length + 2}) page ON page.id = r.id
+               LIMIT ${limit} OFFSET ${offset}) page ON page.id = r.id
          ORDER BY r.created_at DESC, r.id DESC`;
   const count =
     params.length === 1
       ? 'SELECT COALESCE(sum(runs), 0) AS total FROM run_counts WHERE workspace_id = $1'
       : `SELECT count(*) AS total FROM workflow_runs WHERE ${clause}`;
   return {
-    page: { text: page, values: [...params, limit, offset] },
+    page: { text: page, values: params },
     count: { text: count, values: params },
-    // One row even for an empty page (the LEFT JOIN): the total, and whether the cached key is
-    // still active (README "API key cache").
+    // One row: the total, whether the cached key is still active (README "API key cache"), and the
+    // page as a JSON array of runs (runJson).
     both: {
       text: `WITH counted AS (${count}), page AS (${page})
-         SELECT counted.total, ${keyIsActive(`$${params.length + 3}`)} AS key_active, page.*
-         FROM counted LEFT JOIN page ON true
-         ORDER BY page.created_at DESC, page.id DESC`,
-      values: [...params, limit, offset, cachedKeyId],
+         SELECT counted.total, ${keyIsActive(`$${params.length + 1}`)} AS key_active,
+                (SELECT COALESCE(json_agg(${runJson('p')} ORDER BY p.created_at DESC, p.id DESC),
+                                 '[]'::json)::text
+                 FROM page p) AS data
+         FROM counted`,
+      values: [...params, cachedKeyId],
     },
   };
 }
 
 const listStatementNames = new Map<string, string>();
+/** Named list statements at most, per process (and so per connection). */
+const MAX_LIST_STATEMENT_NAMES = 256;
 
 /**
- * A name for a list statement, so that it is planned once per connection like the other hot
- * statements: one per combination of filters (at most 2^6 texts).
+ * A name for a first page's list statement, so that it is planned once per connection like the other
+ * hot statements: one per combination of filters and page size in use, at most
+ * MAX_LIST_STATEMENT_NAMES. Later pages, and any text past that bound, go unnamed (planned each time).
  */
-function listStatementName(text: string): string {
+function listStatementName(text: string, offset: number): string | undefined {
+  if (offset !== 0) return undefined;
   let name = listStatementNames.get(text);
-  if (name === undefined) {
+  if (name === undefined && listStatementNames.size < MAX_LIST_STATEMENT_NAMES) {
     name = `runs_list_${listStatementNames.size}`;
     listStatementNames.set(text, name);
   }
@@ -169,29 +198,23 @@ export const RUN_STEPS = `
          completed_at
   FROM step_runs WHERE run_id = $1 AND workspace_id = $2 ORDER BY seq`;
 
-/** A buffered signal as a run's read lists it (run_signals; README "Signals"). */
-export interface BufferedSignalRow {
-  id: string;
-  signalType: string;
-  payloadBytes: number;
-  payloadPreview: string;
-  receivedAt: string;
-}
-
 /**
- * A run of workspace $1 ($2), when $3 (a cached API key, or null) is active, with its buffered signals as a JSON array, oldest first (the order steps
+ * A run of workspace $1 ($2), when $3 (a cached API key, or null) is active, as GET one run answers
+ * it (runJson with `currentStepIndex`), with its buffered signals oldest first (the order steps
  * consume them in): one scan of `run_signals_run_idx`, at most MAX_BUFFERED_SIGNALS_PER_RUN rows, and
  * only their previews, never the payloads.
  */
 export const RUN_DETAIL = `
-  SELECT ${RUN_COLUMNS_OF_R},
-         COALESCE((SELECT json_agg(json_build_object(
-                            'id', s.id, 'signalType', s.signal_type,
-                            'payloadBytes', s.payload_bytes, 'payloadPreview', s.payload_preview,
-                            'receivedAt', to_char(s.received_at AT TIME ZONE 'UTC',
-                                                  'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-                          ORDER BY s.seq)
-                   FROM run_signals s WHERE s.run_id = r.id), '[]'::json) AS buffered_signals
+  SELECT ${runJson(
+    'r',
+    `, 'currentStepIndex', r.current_step_index,
+    'bufferedSignals', COALESCE((SELECT json_agg(json_build_object(
+                                   'id', s.id, 'signalType', s.signal_type,
+                                   'payloadBytes', s.payload_bytes, 'payloadPreview', s.payload_preview,
+                                   'receivedAt', ${isoTime('s.received_at')})
+                                 ORDER BY s.seq)
+                                FROM run_signals s WHERE s.run_id = r.id), '[]'::json)`,
+  )}::text AS data
   FROM workflow_runs r WHERE r.workspace_id = $1 AND r.id = $2 AND ${keyIsActive('$3')}`;
 
 /** Run reads: the list, one run, its events and its step runs. Transitions are the queue's (RunQueue). */
@@ -199,44 +222,46 @@ export const RUN_DETAIL = `
 export class RunsRepository {
   constructor(private readonly db: Database) {}
 
-  /** A page of runs and the total; `key`: a cached API key the statement settles. */
+  /**
+   * A page of runs as a JSON array (runJson) and the total; `key`: a cached API key the statement
+   * settles.
+   */
   async list(
     workspaceId: string,
     filter: RunListFilter,
     limit: number,
     offset: number,
     key?: CachedKeyCheck,
-  ): Promise<{ rows: RunRow[]; total: number }> {
+  ): Promise<{ json: string; total: number }> {
     const { both } = runListStatements(workspaceId, filter, limit, offset, key?.keyId ?? null);
-    const res = await this.db.query<
-      { total: string; key_active: boolean } & (({ id: string } & RunRow) | { id: null })
-    >({ name: listStatementName(both.text), text: both.text, values: both.values });
-    key?.settle(res.rows[0].key_active);
-    return {
-      rows: res.rows.filter(
-        (r): r is { total: string; key_active: boolean } & RunRow => r.id !== null,
-      ),
-      total: Number(res.rows[0].total),
-    };
+    const res = await this.db.query<{ total: string; key_active: boolean; data: string }>({
+      name: listStatementName(both.text, offset),
+      text: both.text,
+      values: both.values,
+    });
+    const row = res.rows[0];
+    key?.settle(row.key_active);
+    return { json: row.data, total: Number(row.total) };
   }
 
   /**
-   * One run with its buffered signals (oldest first), read in one statement so that the two agree: a
-   * run read as ended never lists signals (they are dropped in the transaction that ends it).
+   * One run with its buffered signals (oldest first), as the API answers it (JSON text), read in one
+   * statement so that the two agree: a run read as ended never lists signals (they are dropped in the
+   * transaction that ends it).
    */
   async getDetail(
     workspaceId: string,
     id: string,
     key?: CachedKeyCheck,
-  ): Promise<(RunRow & { buffered_signals: BufferedSignalRow[] }) | undefined> {
-    const res = await this.db.query<RunRow & { buffered_signals: BufferedSignalRow[] }>({
+  ): Promise<string | undefined> {
+    const res = await this.db.query<{ data: string }>({
       name: 'runs_get_detail',
       text: RUN_DETAIL,
       values: [workspaceId, id, key?.keyId ?? null],
     });
     // A row proves the key active; none can mean either, which CachedKeyInterceptor asks itself.
     if (res.rows[0]) key?.settle(true);
-    return res.rows[0];
+    return res.rows[0]?.data;
   }
 
   async exists(workspaceId: string, id: string): Promise<boolean> {

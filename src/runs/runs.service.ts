@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { CachedKeyCheck } from '../common/auth';
-import { Paginated } from '../common/envelope';
+import { JsonData, Paginated } from '../common/envelope';
 import {
   ConflictError,
   LimitExceededError,
@@ -21,7 +21,7 @@ import {
   RunTransitionDto,
   StepRunDto,
 } from './dto/run.dto';
-import { RunDetailDto, SendSignalDto, SignalDto } from './dto/signal.dto';
+import { SendSignalDto, SignalDto } from './dto/signal.dto';
 import { payloadPreview } from './signal-preview';
 import { traceparentForRun } from '../tracing/spans';
 import { RunQueue, type RunRow, type TransitionResult } from '../queue/run-queue';
@@ -100,11 +100,12 @@ export class RunsService {
     return { run: toRunDto(result.run, true), created: result.created };
   }
 
+  /** A page of runs, as the database wrote it (JsonData: runs as toRunDto writes them). */
   async list(
     workspaceId: string,
     q: ListRunsQueryDto,
     key?: CachedKeyCheck,
-  ): Promise<Paginated<RunDto>> {
+  ): Promise<Paginated<RunDto> | JsonData> {
     const createdFrom = q.createdFrom === undefined ? undefined : new Date(q.createdFrom);
     const createdTo = q.createdTo === undefined ? undefined : new Date(q.createdTo);
     if (createdFrom && createdTo && createdFrom.getTime() >= createdTo.getTime()) {
@@ -114,7 +115,7 @@ export class RunsService {
     for (const id of [q.definitionId, q.scheduleId, q.parentRunId]) {
       if (id !== undefined && !isUuid(id)) return new Paginated([], q.page, q.pageSize, 0);
     }
-    const { rows, total } = await this.runs.list(
+    const { json, total } = await this.runs.list(
       workspaceId,
       {
         status: q.status,
@@ -128,18 +129,14 @@ export class RunsService {
       offsetOf(q),
       key,
     );
-    return new Paginated(
-      rows.map((r) => toRunDto(r, false)),
-      q.page,
-      q.pageSize,
-      total,
-    );
+    return new JsonData(json, { page: q.page, pageSize: q.pageSize, total });
   }
 
-  async get(workspaceId: string, id: string, key?: CachedKeyCheck): Promise<RunDetailDto> {
-    const row = await this.runs.getDetail(workspaceId, id, key);
-    if (!row) throw new NotFoundError('workflow run');
-    return { ...toRunDto(row, true), bufferedSignals: row.buffered_signals };
+  /** One run with its buffered signals (RunDetailDto), as the database wrote it. */
+  async get(workspaceId: string, id: string, key?: CachedKeyCheck): Promise<JsonData> {
+    const json = await this.runs.getDetail(workspaceId, id, key);
+    if (json === undefined) throw new NotFoundError('workflow run');
+    return new JsonData(json);
   }
 
   async cancel(workspaceId: string, id: string): Promise<RunTransitionDto> {

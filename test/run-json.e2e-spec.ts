@@ -1,0 +1,89 @@
+import { createTestApp, type TestApp } from './support/app';
+import { createWorkspaceWithKey } from './support/factories';
+import { createDefinition } from './support/workflows';
+
+/**
+ * GET one run and the run list send the runs as PostgreSQL writes them (runJson, JsonData), every
+ * other answer as toRunDto writes them: the two must read a run the same, field for field.
+ */
+describe('runs written by the database', () => {
+  /** No executor: the runs stay as they were created, so the create's answer is still current. */
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await createTestApp({ EXECUTOR_ENABLED: 'false' });
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('reads each run in GET one and in the list exactly as the create answered it', async () => {
+    const { key } = await createWorkspaceWithKey(t.http);
+    const definitionId = await createDefinition(t.http, key, [
+      { type: 'wait', name: 'w', durationMs: 60_000 },
+    ]);
+    const inputs: Array<Record<string, unknown>> = [
+      {},
+      {
+        text: 'line\nbreak "quoted" \\ back\tslash é 漢字 😀 \u2028',
+        numbers: [0, -1, 1.5, 1e-7, 2 ** 53 - 1, 1e21, 0.1 + 0.2],
+        nested: { a: [true, false, null, { b: [] }], empty: {} },
+      },
+    ];
+    const created: Array<Record<string, unknown>> = [];
+    for (const [i, input] of inputs.entries()) {
+      for (const idempotencyKey of [undefined, `run-json-${i}-${Date.now()}`]) {
+        const res = await t.http
+          .post('/v1/workflow-runs')
+          .set('x-api-key', key)
+          .send({ definitionId, input, ...(idempotencyKey ? { idempotencyKey } : {}) });
+        expect(res.status).toBe(201);
+        created.push(res.body.data);
+      }
+    }
+    // A buffered signal, read back with the run.
+    const runId = created[0].id as string;
+    const signal = await t.http
+      .post(`/v1/workflow-runs/${runId}/signals`)
+      .set('x-api-key', key)
+      .send({ signalType: 'note', payload: { ok: 'ünïcode' } });
+    expect(signal.status).toBe(202);
+
+    for (const run of created) {
+      const one = await t.http.get(`/v1/workflow-runs/${run.id as string}`).set('x-api-key', key);
+      expect(one.status).toBe(200);
+      expect(one.headers['content-type']).toBe('application/json; charset=utf-8');
+      const { bufferedSignals, ...rest } = one.body.data as Record<string, unknown>;
+      expect(rest).toEqual(run);
+      expect(Object.keys(rest).sort()).toEqual(Object.keys(run).sort());
+      if (run.id === runId) {
+        expect(bufferedSignals).toEqual([
+          {
+            id: signal.body.data.id,
+            signalType: 'note',
+            payloadBytes: Buffer.byteLength(JSON.stringify({ ok: 'ünïcode' })),
+            payloadPreview: JSON.stringify({ ok: 'ünïcode' }),
+            receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+          },
+        ]);
+      } else {
+        expect(bufferedSignals).toEqual([]);
+      }
+    }
+
+    const list = await t.http.get('/v1/workflow-runs').set('x-api-key', key);
+    expect(list.status).toBe(200);
+    expect(list.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(list.body.meta).toEqual({ page: 1, pageSize: 20, total: 4, totalPages: 1 });
+    // Newest first: the reverse of the order they were created in.
+    const expected = created.map(({ currentStepIndex: _index, ...run }) => run).reverse();
+    expect(list.body.data).toEqual(expected);
+    // An empty page is an empty array, with the total.
+    const beyond = await t.http.get('/v1/workflow-runs?page=9').set('x-api-key', key);
+    expect(beyond.body).toEqual({
+      success: true,
+      data: [],
+      meta: { page: 9, pageSize: 20, total: 4, totalPages: 1 },
+    });
+  });
+});

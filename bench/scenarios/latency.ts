@@ -1,5 +1,6 @@
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { Client } from 'pg';
 import { call, type Service } from '../lib/service';
@@ -86,7 +87,6 @@ async function cannon(
   seconds: number,
   connections: number,
   post?: unknown,
-  overallRate?: number,
 ): Promise<CannonResult> {
   const result = await autocannon({
     url,
@@ -98,7 +98,6 @@ async function cannon(
       ...(post ? { 'content-type': 'application/json' } : {}),
     },
     body: post ? JSON.stringify(post) : undefined,
-    ...(overallRate ? { overallRate } : {}),
   });
   return {
     name,
@@ -108,7 +107,88 @@ async function cannon(
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     requests: result.requests.total,
-    ...(overallRate ? { offeredRate: overallRate } : {}),
+  };
+}
+
+/**
+ * GET `url` at a fixed offered rate for `seconds`, whatever the answers take (open loop, as SLOs are
+ * written): request i is due at start + i / rate and is sent then, over at most `connections`
+ * keep-alive connections (a request finding them all busy waits for one). Each latency is measured
+ * from the moment the request was due, not from when it could be sent, so a stall is counted in full
+ * by every request it delays (no coordinated omission).
+ *
+ * Not autocannon's `overallRate`: that gives each connection a quota per second, which it sends back
+ * to back at the start of each second (a burst at saturation, then silence), so its percentiles are
+ * those of a saturated service for part of every second.
+ */
+async function openLoop(
+  name: string,
+  url: string,
+  apiKey: string,
+  seconds: number,
+  connections: number,
+  rate: number,
+): Promise<CannonResult> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  const target = new URL(url);
+  const latencies: number[] = [];
+  let non2xx = 0;
+  let errors = 0;
+  const total = Math.round(rate * seconds);
+  const interval = 1000 / rate;
+  const start = performance.now();
+  const pending: Array<Promise<void>> = [];
+  const send = (due: number): Promise<void> =>
+    new Promise((resolve) => {
+      const req = http.get(
+        {
+          agent,
+          hostname: target.hostname,
+          port: target.port,
+          path: target.pathname + target.search,
+          headers: { 'x-api-key': apiKey },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(performance.now() - due);
+            if (res.statusCode === undefined || res.statusCode < 200 || res.statusCode > 299) {
+              non2xx++;
+            }
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        errors++;
+        resolve();
+      });
+    });
+  let sent = 0;
+  await new Promise<void>((done) => {
+    const tick = (): void => {
+      const now = performance.now();
+      while (sent < total && start + sent * interval <= now) {
+        pending.push(send(start + sent * interval));
+        sent++;
+      }
+      if (sent < total) setTimeout(tick, 1);
+      else done();
+    };
+    tick();
+  });
+  await Promise.all(pending);
+  const elapsed = (performance.now() - start) / 1000;
+  agent.destroy();
+  return {
+    name,
+    requestsPerSec: latencies.length / elapsed,
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    non2xx,
+    errors,
+    requests: latencies.length,
+    offeredRate: rate,
   };
 }
 
@@ -187,13 +267,12 @@ export async function apiLatency(
   const saturated = await cannon(GET_ONE, one, t.apiKey, seconds, connections);
   out.push(saturated);
   out.push(
-    await cannon(
+    await openLoop(
       GET_ONE_OPEN,
       one,
       t.apiKey,
       seconds,
       connections,
-      undefined,
       Math.max(1, Math.round(saturated.requestsPerSec / 2)),
     ),
   );

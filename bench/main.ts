@@ -31,6 +31,8 @@ import {
   FLOOR,
   GET_ONE,
   GET_ONE_OPEN,
+  FLOOR_OPEN_HALF,
+  FLOOR_OPEN_SAME,
   LIST,
   NEST_FLOOR,
   dispatchLatency,
@@ -951,6 +953,14 @@ function table(r: Results): string {
         add(
           '4 API',
           `${a.name} (${conn})`,
+          `${f(a.requestsPerSec, 0)} req/s; ${latency}; ${errors}`,
+        );
+        continue;
+      }
+      if (a.name === FLOOR_OPEN_SAME || a.name === FLOOR_OPEN_HALF) {
+        add(
+          '4 API',
+          `${a.name}: ${f(a.offeredRate, 0)} req/s offered (${conn})`,
           `${f(a.requestsPerSec, 0)} req/s; ${latency}; ${errors}`,
         );
         continue;

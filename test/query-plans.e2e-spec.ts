@@ -306,11 +306,11 @@ describe('query plans of the hot paths', () => {
 
   it("reads a run's events and step runs through their run indexes", async () => {
     const events = await plan(RUN_EVENTS_PAGE, [runId, workspaceId, 20, 0]);
-    expectIndex(events, 'run_events', 'run_events_run_idx');
+    expectIndex(events, 'run_events', 'run_events_pkey');
     expectIndex(
       await plan(RUN_EVENTS_COUNT, [runId, workspaceId]),
       'run_events',
-      'run_events_run_idx',
+      'run_events_pkey',
     );
     expectIndex(await plan(RUN_STEPS, [runId, workspaceId]), 'step_runs', 'step_runs_run_idx');
   });

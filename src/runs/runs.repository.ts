@@ -177,7 +177,7 @@ export const RUN_EVENTS_COUNT = `
 /**
  * The events of several runs recorded after a sequence number each, at most $4 per run, in order:
  * $1 workspaces, $2 runs, $3 the last seq already read of each. The live event streams' one read per
- * wake-up, for every run woken at once; each run's part is one range scan of `run_events_run_idx`.
+ * wake-up, for every run woken at once; each run's part is one range scan of `run_events_pkey` (run_id, seq).
  * No gap can open behind the cursor: every statement that records a run's events holds the run's row
  * lock until it commits (the queue's rule: transitions lock the run first), so a run's events commit
  * in `seq` order.
@@ -287,7 +287,7 @@ export class RunsRepository {
 
   /**
    * The run's status and the seq of its latest event (0 when it has none), or undefined when the
-   * workspace has no such run. The latest seq is one backward step in `run_events_run_idx`.
+   * workspace has no such run. The latest seq is one backward step in `run_events_pkey` (run_id, seq).
    */
   async statusAndLastSeq(
     workspaceId: string,

@@ -23,6 +23,7 @@ export type KeyResolution =
 export type AuthenticatedKey = Pick<KeyAuth, 'keyId' | 'workspaceId' | 'scopes' | 'cached'>;
 
 const RESOLUTION = Symbol('keyResolution');
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 const CACHE_ALLOWED = Symbol('keyCacheAllowed');
 
 /**
@@ -43,7 +44,6 @@ function mayUseCache(req: AuthenticatedRequest): boolean {
     req.headers[IDEMPOTENCY_KEY_HEADER] === undefined
   );
 }
-const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');

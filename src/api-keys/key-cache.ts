@@ -31,8 +31,4 @@ export class KeyCache {
   delete(hash: string): void {
     this.entries.delete(hash);
   }
-
-  get size(): number {
-    return this.entries.size;
-  }
 }

@@ -516,10 +516,10 @@ export const RUN_COLUMNS = `id, workspace_id, definition_id, status, input, outp
  * The common case of creating a run, in one statement: the run and its first step run (PENDING, due
  * now) inserted, the executors woken. Returns no row, having written nothing, when the definition is
  * not the workspace's, the idempotency key is already taken, or $7 (a cached API key the request
- * came with, README "API key cache"; null otherwise) is no longer active. $5 is the `traceparent` stored with the
- * run (null when there is none): the executor links the run's step spans to it. $6 is the schedule
- * that started the run (null for a run started through the API). The scheduler runs it inside its
- * claim's transaction, so a fire's run and the schedule's advance commit together.
+ * came with, README "API key cache"; null otherwise) is no longer active. $5 is the `traceparent`
+ * stored with the run (null when there is none): the executor links the run's step spans to it. $6
+ * is the schedule that started the run (null for a run started through the API). The scheduler runs
+ * it inside its claim's transaction, so a fire's run and the schedule's advance commit together.
  */
 export const CREATE_RUN = `
   WITH def AS (

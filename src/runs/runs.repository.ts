@@ -44,9 +44,9 @@ const isoTime = (column: string): string =>
  * The run of alias `r` as the API answers it (toRunDto, in its key order), written by the database
  * as JSON; `more`: further `, 'key', value` pairs. The hot reads (GET one run, the run list) send
  * this text as it is (JsonData), which spares the service parsing each row only to serialise it again;
- * test/runs.e2e-spec.ts checks that both read a run exactly as toRunDto writes it.
+ * test/run-json.e2e-spec.ts checks that both read a run exactly as toRunDto writes it.
  */
-export function runJson(r: string, more = ''): string {
+function runJson(r: string, more = ''): string {
   return `json_build_object(
     'id', ${r}.id, 'workspaceId', ${r}.workspace_id, 'definitionId', ${r}.definition_id,
     'status', ${r}.status, 'input', ${r}.input, 'output', ${r}.output, 'error', ${r}.error,

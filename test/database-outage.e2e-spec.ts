@@ -214,7 +214,14 @@ describe('a database outage', () => {
     };
 
     const slowDefinition = await createDefinition(http, key, [
-      { type: 'task', name: 'slow', handler: 'http', config: { url: `${hold.url}/hold/outage` } },
+      // Held through every outage below: longer than the http handler's default 30 s timeout on a
+      // busy machine, so it gets one that outlasts them.
+      {
+        type: 'task',
+        name: 'slow',
+        handler: 'http',
+        config: { url: `${hold.url}/hold/outage`, timeoutMs: 300_000 },
+      },
       { type: 'task', name: 'after', handler: 'noop' },
     ]);
     runBeforeOutage = await startRun(http, key, slowDefinition);

@@ -1,6 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { catchError, from, map, mergeMap, Observable, throwError } from 'rxjs';
-import { AuthError } from '../common/errors';
+import { AuthError, isDatabaseUnavailable } from '../common/errors';
 import { INVALID_KEY, type AuthenticatedRequest, type CachedKeyCheck } from '../common/auth';
 import { ApiKeyAuthService } from './api-key-auth.service';
 
@@ -8,8 +8,9 @@ import { ApiKeyAuthService } from './api-key-auth.service';
  * Makes sure no answer goes out for a cached API key (README "API key cache") whose revocation no
  * statement of the request has read: an answer the route gave without settling the check (an error
  * from validation or a 404 before or instead of its statement) waits for a query of the key, and
- * becomes 401 when the key is revoked. A 401 drops the key from the cache. Requests whose key the
- * guard read from the database pass straight through.
+ * becomes 401 when the key is revoked (a 503, the database out of reach, goes out as it is). A 401
+ * drops the key from the cache. Requests whose key the guard read from the database pass straight
+ * through.
  */
 @Injectable()
 export class CachedKeyInterceptor implements NestInterceptor {
@@ -23,14 +24,13 @@ export class CachedKeyInterceptor implements NestInterceptor {
       mergeMap((value) =>
         check.settled ? [value] : from(this.settle(check)).pipe(map(() => value)),
       ),
-      catchError((err: unknown) =>
-        from(this.settle(check)).pipe(
-          mergeMap(() => {
-            if (err instanceof AuthError) this.auth.forget(check);
-            return throwError(() => err);
-          }),
-        ),
-      ),
+      catchError((err: unknown) => {
+        if (err instanceof AuthError) this.auth.forget(check);
+        // A database that cannot be reached is a 503 whatever the key (as its lookup would have
+        // been): asking it again would only double the wait.
+        if (check.settled || isDatabaseUnavailable(err)) return throwError(() => err);
+        return from(this.settle(check)).pipe(mergeMap(() => throwError(() => err)));
+      }),
     );
   }
 

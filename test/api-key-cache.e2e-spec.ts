@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { Request } from 'express';
-import { allowCachedKey, ApiKeyAuthService } from '../src/api-keys/api-key-auth.service';
+import { ExecutionContextHost } from '@nestjs/core/helpers/execution-context-host';
+import { ApiKeyAuthService } from '../src/api-keys/api-key-auth.service';
 import type { AuthenticatedRequest } from '../src/common/auth';
 import { CachedKeyCheck } from '../src/common/auth';
+import { RunsController } from '../src/runs/runs.controller';
 import { createTestApp, type TestApp } from './support/app';
 import { createScopedKey, createWorkspaceWithKey } from './support/factories';
 import { createDefinition, startRun } from './support/workflows';
@@ -76,30 +77,37 @@ describe('API key cache', () => {
   it('takes a key it has read from memory on the routes that check it, and nowhere else', async () => {
     const { key } = await createWorkspaceWithKey(a.http);
     const auth = a.app.get(ApiKeyAuthService);
-    const request = (cacheable: boolean) => {
+    /** The key of a fresh request to GET one run (which checks it), or to cancel a run (which does not). */
+    const resolved = async (
+      service: ApiKeyAuthService,
+      checked: boolean,
+      headers: Record<string, string> = {},
+    ) => {
       const req = {
         method: 'GET',
-        headers: {},
+        headers: { 'x-api-key': key, ...headers },
         headersDistinct: {},
       } as unknown as AuthenticatedRequest;
-      if (cacheable) allowCachedKey(req);
-      return req;
+      const handler = checked ? RunsController.prototype.get : RunsController.prototype.cancel;
+      const found = await service.resolve(
+        req,
+        new ExecutionContextHost([req], RunsController, handler),
+      );
+      return found.kind === 'key' ? found : undefined;
     };
-    const first = await auth.authenticate(key, request(true));
+    const first = await resolved(auth, true);
     expect(first?.cached).toBeUndefined();
-    const second = await auth.authenticate(key, request(true));
+    const second = await resolved(auth, true);
     expect(second?.cached).toBeInstanceOf(CachedKeyCheck);
     expect(second?.workspaceId).toBe(first?.workspaceId);
     // A route that does not check the key in its statement always reads it from the database.
-    expect((await auth.authenticate(key, request(false)))?.cached).toBeUndefined();
+    expect((await resolved(auth, false))?.cached).toBeUndefined();
     // So does a request with an Idempotency-Key (its claim is made by the key lookup).
-    const keyed = request(true);
-    (keyed as unknown as Request).headers['idempotency-key'] = 'k-1';
-    expect((await auth.authenticate(key, keyed))?.cached).toBeUndefined();
+    expect((await resolved(auth, true, { 'idempotency-key': 'k-1' }))?.cached).toBeUndefined();
     // API_KEY_CACHE_SIZE=0 turns the cache off.
     const offAuth = off.app.get(ApiKeyAuthService);
-    await offAuth.authenticate(key, request(true));
-    expect((await offAuth.authenticate(key, request(true)))?.cached).toBeUndefined();
+    await resolved(offAuth, true);
+    expect((await resolved(offAuth, true))?.cached).toBeUndefined();
   });
 
   it('refuses a revoked key at once on GET one run, the run list and POST a run, on the replica that had it cached', async () => {
@@ -133,13 +141,7 @@ describe('API key cache', () => {
   it('answers 401, not the route’s 400 or 404, for a revoked cached key', async () => {
     const { owner, definitionId, victim } = await arrange();
     // POST a run once on each replica, so the create's own path has used the cached key.
-    for (const t of [a, b]) {
-      const res = await t.http
-        .post('/v1/workflow-runs')
-        .set('x-api-key', victim.key)
-        .send({ definitionId, input: {} });
-      expect(res.status).toBe(201);
-    }
+    for (const t of [a, b]) await startRun(t.http, victim.key, definitionId);
     await revoke(owner.key, victim.id);
     const before = await runCount(owner.workspace.id);
     const calls = [

@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { ExecutionContext, Inject, Injectable, Logger } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { CachedKeyCheck, readHeader } from '../common/auth';
+import { CachedKeyCheck, CHECKS_KEY_IN_QUERY, readHeader } from '../common/auth';
 import type { AuthenticatedRequest, KeyAuth } from '../common/auth';
 import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { ClaimingLookup } from '../idempotency/claiming-lookup';
@@ -24,24 +25,16 @@ export type AuthenticatedKey = Pick<KeyAuth, 'keyId' | 'workspaceId' | 'scopes' 
 
 const RESOLUTION = Symbol('keyResolution');
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
-const CACHE_ALLOWED = Symbol('keyCacheAllowed');
 
 /**
- * Lets the request's `x-api-key` come from the key cache: the guards call it, before the key is
- * resolved, on routes marked ChecksKeyInQuery.
+ * Whether a request with this API key may take it from the key cache: its route checks the key in
+ * its own statement (ChecksKeyInQuery), and it carries no Idempotency-Key (whose claim is made by the
+ * key lookup's statement, ClaimingLookup).
  */
-export function allowCachedKey(req: AuthenticatedRequest): void {
-  (req as unknown as Record<symbol, boolean>)[CACHE_ALLOWED] = true;
-}
-
-/**
- * Whether this request may use the key cache: its route checks the key in its own statement, and it
- * carries no Idempotency-Key (whose claim is made by the key lookup's statement, ClaimingLookup).
- */
-function mayUseCache(req: AuthenticatedRequest): boolean {
+function mayUseCache(req: AuthenticatedRequest, reflector: Reflector, context: ExecutionContext) {
   return (
-    (req as unknown as Record<symbol, boolean | undefined>)[CACHE_ALLOWED] === true &&
-    req.headers[IDEMPOTENCY_KEY_HEADER] === undefined
+    req.headers[IDEMPOTENCY_KEY_HEADER] === undefined &&
+    reflector.get<boolean | undefined>(CHECKS_KEY_IN_QUERY, context.getHandler()) === true
   );
 }
 
@@ -66,22 +59,31 @@ export class ApiKeyAuthService {
   constructor(
     private readonly keys: ApiKeysRepository,
     private readonly claiming: ClaimingLookup,
+    private readonly reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.cache = new KeyCache(config.apiKeyCacheSize);
   }
 
-  resolve(req: AuthenticatedRequest): Promise<KeyResolution> {
+  /**
+   * The request's credentials, resolved once whichever guard asks first; `context`, the route, says
+   * whether the key may come from the key cache (never without it).
+   */
+  resolve(req: AuthenticatedRequest, context?: ExecutionContext): Promise<KeyResolution> {
     const memo = req as unknown as Record<symbol, Promise<KeyResolution> | undefined>;
-    memo[RESOLUTION] ??= this.lookup(req);
+    memo[RESOLUTION] ??= this.lookup(req, context);
     return memo[RESOLUTION];
   }
 
-  private async lookup(req: AuthenticatedRequest): Promise<KeyResolution> {
+  private async lookup(
+    req: AuthenticatedRequest,
+    context?: ExecutionContext,
+  ): Promise<KeyResolution> {
     const header = readHeader(req, 'x-api-key');
     if (header.malformed) return { kind: 'invalid' };
     if (header.value) {
-      const found = await this.authenticate(header.value, req);
+      const cacheable = context !== undefined && mayUseCache(req, this.reflector, context);
+      const found = await this.authenticate(header.value, req, cacheable);
       return found ? { kind: 'key', ...found, via: 'header' } : { kind: 'invalid' };
     }
     const cookie = readSessionCookie(req);
@@ -103,16 +105,17 @@ export class ApiKeyAuthService {
    * The active key `presented` is, as the x-api-key check and the console sign-in both look it up: by
    * its hash, never revoked, with its scopes. Undefined when there is none. With the request of an
    * x-api-key: a keyed POST, PATCH or DELETE has its Idempotency-Key claimed by the same statement
-   * (ClaimingLookup), so that the claim costs the request no round trip of its own; on a route marked
-   * ChecksKeyInQuery, a key in the key cache is taken from there (`cached` set), without a query.
+   * (ClaimingLookup), so that the claim costs the request no round trip of its own; with `cacheable`
+   * (mayUseCache), a key in the key cache is taken from there (`cached` set), without a query.
    */
   async authenticate(
     presented: string,
     req?: AuthenticatedRequest,
+    cacheable = false,
   ): Promise<AuthenticatedKey | undefined> {
     if (!presented.startsWith('svc_') || presented.length > 512) return undefined;
     const hash = hashApiKey(presented);
-    const hit = req && mayUseCache(req) ? this.cache.get(hash) : undefined;
+    const hit = cacheable ? this.cache.get(hash) : undefined;
     if (hit) {
       await this.touch(hit.keyId);
       return { ...hit, cached: new CachedKeyCheck(hit.keyId, hash) };

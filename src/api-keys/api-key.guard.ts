@@ -2,7 +2,6 @@ import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/commo
 import { Reflector } from '@nestjs/core';
 import {
   AUTH_MODE,
-  CHECKS_KEY_IN_QUERY,
   AuthMode,
   AuthenticatedRequest,
   INVALID_KEY,
@@ -15,17 +14,12 @@ import {
 import { AuthError, ForbiddenError } from '../common/errors';
 import { firstMissingScope, lacksScopeMessage, SCOPES } from '../common/scopes';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
-import { allowCachedKey, ApiKeyAuthService } from './api-key-auth.service';
+import { ApiKeyAuthService } from './api-key-auth.service';
 import { CROSS_SITE_REFUSED, isUnsafeMethod, originAllowed } from './same-origin';
 
 export const MISSING_KEY = 'missing x-api-key header';
 export { INVALID_KEY };
 export const INVALID_SESSION = 'console session expired or invalid; sign in again';
-
-/** Whether the route's statements check a cached key (ChecksKeyInQuery): both guards ask before resolving. */
-export function checksKeyInQuery(reflector: Reflector, context: ExecutionContext): boolean {
-  return reflector.get<boolean | undefined>(CHECKS_KEY_IN_QUERY, context.getHandler()) === true;
-}
 
 /** Deny by default: every route needs an API key unless it declares another way in (part 5, design §2). */
 @Injectable()
@@ -53,8 +47,7 @@ export class ApiKeyGuard implements CanActivate {
       this.checkAdminToken(req);
       return true;
     }
-    if (checksKeyInQuery(this.reflector, context)) allowCachedKey(req);
-    const key = await this.auth.resolve(req);
+    const key = await this.auth.resolve(req, context);
     if (key.kind === 'key') {
       // A browser sends the session cookie with whatever a page on another site makes it request;
       // x-api-key it never adds by itself, so API clients are never asked for an Origin.

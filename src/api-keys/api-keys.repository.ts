@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import { Database } from '../common/database';
+import { KEY_ACTIVE } from '../common/key-check.sql';
 import { firstMissingScope, type Scope } from '../common/scopes';
 
 /** A key as listed: never its hash. */
@@ -68,11 +69,7 @@ export class ApiKeysRepository {
 
   /** Whether the key `id` exists and is not revoked. */
   async isActive(id: string): Promise<boolean> {
-    const res = await this.db.query({
-      name: 'api_key_active',
-      text: 'SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL',
-      values: [id],
-    });
+    const res = await this.db.query({ name: 'api_key_active', text: KEY_ACTIVE, values: [id] });
     return (res.rowCount ?? 0) > 0;
   }
 

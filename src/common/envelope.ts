@@ -8,6 +8,10 @@ export class PageMeta {
   totalPages: number;
 }
 
+function pageMeta(page: number, pageSize: number, total: number): PageMeta {
+  return { page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+}
+
 /** A page of results; the envelope interceptor lifts `meta` beside `data`. */
 export class Paginated<T> {
   readonly meta: PageMeta;
@@ -18,7 +22,7 @@ export class Paginated<T> {
     pageSize: number,
     total: number,
   ) {
-    this.meta = { page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
+    this.meta = pageMeta(page, pageSize, total);
   }
 }
 
@@ -34,10 +38,7 @@ export class JsonData {
     readonly json: string,
     page?: { page: number; pageSize: number; total: number },
   ) {
-    if (page) {
-      const { pageSize, total } = page;
-      this.meta = { page: page.page, pageSize, total, totalPages: Math.ceil(total / pageSize) };
-    }
+    if (page) this.meta = pageMeta(page.page, page.pageSize, page.total);
   }
 }
 

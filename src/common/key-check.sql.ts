@@ -8,3 +8,6 @@
 export const keyIsActive = (param: string): string =>
   `(${param}::uuid IS NULL OR EXISTS (SELECT 1 FROM api_keys k ` +
   `WHERE k.id = ${param}::uuid AND k.revoked_at IS NULL))`;
+
+/** Whether the API key $1 exists and is not revoked: the check made by a query of its own. */
+export const KEY_ACTIVE = 'SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL';

@@ -538,9 +538,6 @@ export const CREATE_RUN = `
   SELECT run.*, def.workflow, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified
   FROM run, def`;
 
-/** Whether the cached API key $1 is still active (the slow path of a create, README "API key cache"). */
-export const KEY_ACTIVE = `SELECT 1 FROM api_keys WHERE id = $1 AND revoked_at IS NULL`;
-
 /** The first step of a definition ($2) of workspace $1, read by the slow path of a create. */
 export const FIRST_STEP = `
   SELECT steps -> 0 ->> 'name' AS name, steps -> 0 ->> 'type' AS type, name AS workflow

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import type { CachedKeyCheck } from '../common/auth';
 import { Database, type Queryable } from '../common/database';
+import { KEY_ACTIVE } from '../common/key-check.sql';
 import { timeOrderedUuid } from '../common/ids';
 import { Metrics } from '../metrics/metrics';
 import { enqueueWebhookEvent } from './outbox';
@@ -120,7 +121,7 @@ export class RunQueue {
     let workflow: string | undefined;
     const result = await this.db.transaction(async (client) => {
       if (key) {
-        const active = await client.query(SQL.KEY_ACTIVE, [key.keyId]);
+        const active = await client.query(KEY_ACTIVE, [key.keyId]);
         key.settle((active.rowCount ?? 0) > 0);
       }
       const def = await client.query<StepRef & { workflow: string }>(SQL.FIRST_STEP, [

@@ -8,8 +8,7 @@ import {
   InjectThrottlerOptions,
   InjectThrottlerStorage,
 } from '@nestjs/throttler';
-import { allowCachedKey, ApiKeyAuthService } from '../api-keys/api-key-auth.service';
-import { checksKeyInQuery } from '../api-keys/api-key.guard';
+import { ApiKeyAuthService } from '../api-keys/api-key-auth.service';
 import { AuthError } from '../common/errors';
 import type { Request } from 'express';
 import { AUTH_MODE, AuthMode, AuthenticatedRequest, INVALID_KEY } from '../common/auth';
@@ -37,17 +36,15 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (mode === 'public') return true;
-    // The key is resolved here first (getTracker): on a route that checks a cached key in its own
-    // statement, it may come from the key cache (README "API key cache").
-    if (checksKeyInQuery(this.reflector, context)) {
-      allowCachedKey(context.switchToHttp().getRequest<AuthenticatedRequest>());
-    }
-    return false;
+    return mode === 'public';
   }
 
-  protected override async getTracker(req: Record<string, unknown>): Promise<string> {
-    const key = await this.auth.resolve(req as unknown as AuthenticatedRequest);
+  /** The library passes the route's context too (ThrottlerGetTrackerFunction). */
+  protected override async getTracker(
+    req: Record<string, unknown>,
+    context?: ExecutionContext,
+  ): Promise<string> {
+    const key = await this.auth.resolve(req as unknown as AuthenticatedRequest, context);
     // Requests without a valid key count per client address: the TCP peer, or behind trusted proxies
     // (TRUST_PROXY) the address they forwarded.
     return key.kind === 'key'
@@ -70,7 +67,7 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
   ): Promise<void> {
     const { req, res } = this.getRequestResponse(context);
     // A revoked key gets 401 as without the key cache, not its workspace's 429.
-    const key = await this.auth.resolve(req as unknown as AuthenticatedRequest);
+    const key = await this.auth.resolve(req as unknown as AuthenticatedRequest, context);
     if (key.kind === 'key' && key.cached && !(await this.auth.confirm(key.cached))) {
       throw new AuthError(INVALID_KEY);
     }

@@ -94,7 +94,7 @@ export class RunsController {
     @CurrentWorkspace() workspaceId: string,
     @Query() query: ListRunsQueryDto,
     @CachedKey() key: CachedKeyCheck | undefined,
-  ): Promise<Paginated<RunDto> | JsonData> {
+  ): Promise<JsonData> {
     return this.runs.list(workspaceId, query, key);
   }
 

@@ -101,11 +101,7 @@ export class RunsService {
   }
 
   /** A page of runs, as the database wrote it (JsonData: runs as toRunDto writes them). */
-  async list(
-    workspaceId: string,
-    q: ListRunsQueryDto,
-    key?: CachedKeyCheck,
-  ): Promise<Paginated<RunDto> | JsonData> {
+  async list(workspaceId: string, q: ListRunsQueryDto, key?: CachedKeyCheck): Promise<JsonData> {
     const createdFrom = q.createdFrom === undefined ? undefined : new Date(q.createdFrom);
     const createdTo = q.createdTo === undefined ? undefined : new Date(q.createdTo);
     if (createdFrom && createdTo && createdFrom.getTime() >= createdTo.getTime()) {
@@ -113,7 +109,9 @@ export class RunsService {
     }
     // A filter, not a path id: a malformed one matches no run, an empty page rather than a 404.
     for (const id of [q.definitionId, q.scheduleId, q.parentRunId]) {
-      if (id !== undefined && !isUuid(id)) return new Paginated([], q.page, q.pageSize, 0);
+      if (id !== undefined && !isUuid(id)) {
+        return new JsonData('[]', { page: q.page, pageSize: q.pageSize, total: 0 });
+      }
     }
     const { json, total } = await this.runs.list(
       workspaceId,

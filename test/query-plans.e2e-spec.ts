@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { assigneeListStatement } from '../src/approvals/approvals.repository';
 import * as SQL from '../src/queue/queue.sql';
 import {
-  RUN_DETAIL,
+  RUN_DETAILS,
   RUN_EVENTS_COUNT,
   RUN_EVENTS_PAGE,
   RUN_STEPS,
@@ -330,16 +330,22 @@ describe('query plans of the hot paths', () => {
       expectIndexes(taken, tables, ['run_signals_run_idx', 'step_runs_pkey']);
     }
     expectIndexes(await plan(SQL.DROP_RUN_SIGNALS, [runId]), tables, ['run_signals_run_idx']);
-    expectIndexes(await plan(RUN_DETAIL, [workspaceId, runId, null]), tables, [
-      'workflow_runs_pkey',
-      'run_signals_run_idx',
-    ]);
-    // With a cached API key to check (README "API key cache"): one probe of its primary key.
-    expectIndexes(
-      await plan(RUN_DETAIL, [workspaceId, runId, randomUUID()]),
-      [...tables, 'api_keys'],
-      ['workflow_runs_pkey', 'run_signals_run_idx', 'api_keys_pkey'],
-    );
+    // GET one run: one read, and the reads of 200 requests made at once (their batch at most).
+    const others = (await db.query<{ id: string }>('SELECT id FROM workflow_runs LIMIT 199')).rows;
+    const ids = [runId, ...others.map((r) => r.id)];
+    for (const batch of [[runId], ids]) {
+      const workspaces = batch.map(() => workspaceId);
+      expectIndexes(await plan(RUN_DETAILS, [workspaces, batch, batch.map(() => null)]), tables, [
+        'workflow_runs_pkey',
+        'run_signals_run_idx',
+      ]);
+      // With a cached API key to check (README "API key cache"): one probe of its primary key.
+      expectIndexes(
+        await plan(RUN_DETAILS, [workspaces, batch, batch.map(() => randomUUID())]),
+        [...tables, 'api_keys'],
+        ['workflow_runs_pkey', 'run_signals_run_idx', 'api_keys_pkey'],
+      );
+    }
     expectIndexes(await plan(SQL.LOCK_RUN_FOR_SIGNAL, [workspaceId, runId]), tables, [
       'workflow_runs_pkey',
     ]);

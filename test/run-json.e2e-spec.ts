@@ -1,6 +1,6 @@
 import { createTestApp, type TestApp } from './support/app';
-import { createWorkspaceWithKey } from './support/factories';
-import { createDefinition } from './support/workflows';
+import { createScopedKey, createWorkspaceWithKey } from './support/factories';
+import { createDefinition, startRun } from './support/workflows';
 
 /**
  * GET one run and the run list send the runs as PostgreSQL writes them (runJson, JsonData), every
@@ -84,6 +84,59 @@ describe('runs written by the database', () => {
       success: true,
       data: [],
       meta: { page: 9, pageSize: 20, total: 4, totalPages: 1 },
+    });
+  });
+
+  it('answers each of many GET one run requests made at once with its own run, in its own workspace', async () => {
+    // The reads of requests made at the same moment share a statement (RUN_DETAILS): each must get
+    // its own run, another workspace's run must stay a 404, and a revoked key a 401, whatever else
+    // the statement read.
+    const workspaces = [];
+    for (let w = 0; w < 2; w++) {
+      const { key } = await createWorkspaceWithKey(t.http);
+      const definitionId = await createDefinition(t.http, key, [
+        { type: 'wait', name: 'w', durationMs: 60_000 },
+      ]);
+      const runs: string[] = [];
+      for (let i = 0; i < 15; i++) runs.push(await startRun(t.http, key, definitionId, { w, i }));
+      workspaces.push({ key, runs });
+    }
+    const [a, b] = workspaces;
+    const revoked = await createScopedKey(t.http, a.key, ['runs:read']);
+    // Read once, so that this process has the key cached (README "API key cache"), then revoked.
+    expect(
+      (await t.http.get(`/v1/workflow-runs/${a.runs[0]}`).set('x-api-key', revoked.key)).status,
+    ).toBe(200);
+    expect((await t.http.delete(`/v1/api-keys/${revoked.id}`).set('x-api-key', a.key)).status).toBe(
+      200,
+    );
+
+    const asks: Array<{ key: string; runId: string; expect: number; input?: unknown }> = [];
+    for (const [w, ws] of workspaces.entries()) {
+      const other = workspaces[1 - w];
+      ws.runs.forEach((runId, i) => {
+        asks.push({ key: ws.key, runId, expect: 200, input: { w, i } });
+        asks.push({ key: other.key, runId, expect: 404 });
+      });
+    }
+    for (const runId of a.runs.slice(0, 5)) asks.push({ key: revoked.key, runId, expect: 401 });
+    for (const runId of b.runs.slice(0, 5)) asks.push({ key: revoked.key, runId, expect: 401 });
+    const answers = await Promise.all(
+      asks.map((ask) => t.http.get(`/v1/workflow-runs/${ask.runId}`).set('x-api-key', ask.key)),
+    );
+    answers.forEach((res, n) => {
+      const ask = asks[n];
+      expect([ask.runId, res.status]).toEqual([ask.runId, ask.expect]);
+      if (ask.expect === 200) {
+        expect(res.body.data).toMatchObject({ id: ask.runId, input: ask.input });
+      } else if (ask.expect === 404) {
+        expect(res.body.error).toEqual({ code: 'NOT_FOUND', message: 'workflow run not found' });
+      } else {
+        expect(res.body.error).toEqual({
+          code: 'AUTH_ERROR',
+          message: 'invalid or revoked API key',
+        });
+      }
     });
   });
 });

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { keyIsActive } from '../common/key-check.sql';
+import { keyActive, keyIsActive } from '../common/key-check.sql';
 import type { CachedKeyCheck } from '../common/auth';
 import { Database } from '../common/database';
+import { ReadBatcher } from '../common/read-batcher';
 import { RUN_COLUMNS } from '../queue/queue.sql';
 import type { RunStatus } from '../queue/statuses';
 
@@ -199,13 +200,17 @@ export const RUN_STEPS = `
   FROM step_runs WHERE run_id = $1 AND workspace_id = $2 ORDER BY seq`;
 
 /**
- * A run of workspace $1 ($2), when $3 (a cached API key, or null) is active, as GET one run answers
- * it (runJson with `currentStepIndex`), with its buffered signals oldest first (the order steps
- * consume them in): one scan of `run_signals_run_idx`, at most MAX_BUFFERED_SIGNALS_PER_RUN rows, and
- * only their previews, never the payloads.
+ * Runs as GET one run answers them (runJson with `currentStepIndex`), for many requests at once: item
+ * n of the arrays is the run $2[n] of workspace $1[n], read only when $3[n] (a cached API key, or
+ * null) is active; each row carries its item's `n` (1-based), and an item with no row found nothing.
+ * The key is probed by its primary key for each item (LATERAL ... LIMIT 1), never hashed from a scan
+ * of every key.
+ * Each run comes with its buffered signals oldest first (the order steps consume them in): one scan of
+ * `run_signals_run_idx`, at most MAX_BUFFERED_SIGNALS_PER_RUN rows, and only their previews, never the
+ * payloads.
  */
-export const RUN_DETAIL = `
-  SELECT ${runJson(
+export const RUN_DETAILS = `
+  SELECT q.n::int AS n, ${runJson(
     'r',
     `, 'currentStepIndex', r.current_step_index,
     'bufferedSignals', COALESCE((SELECT json_agg(json_build_object(
@@ -215,11 +220,31 @@ export const RUN_DETAIL = `
                                  ORDER BY s.seq)
                                 FROM run_signals s WHERE s.run_id = r.id), '[]'::json)`,
   )}::text AS data
-  FROM workflow_runs r WHERE r.workspace_id = $1 AND r.id = $2 AND ${keyIsActive('$3')}`;
+  FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS q(workspace_id, id, key_id, n)
+  JOIN workflow_runs r ON r.workspace_id = q.workspace_id AND r.id = q.id
+  LEFT JOIN LATERAL (${keyActive('q.key_id')} LIMIT 1) k(active) ON true
+  WHERE q.key_id IS NULL OR k.active IS NOT NULL`;
+
+/** One read of GET one run: workspace, run and the cached API key to check (or null). */
+type DetailRead = readonly [workspaceId: string, runId: string, keyId: string | null];
+
+/**
+ * Statements reading runs for GET one run at once, and runs per statement at most (ReadBatcher): two
+ * in flight measured best (one makes every read wait behind a slow statement, four split the batches).
+ */
+const DETAIL_STATEMENTS = 2;
+const DETAIL_BATCH = 200;
 
 /** Run reads: the list, one run, its events and its step runs. Transitions are the queue's (RunQueue). */
 @Injectable()
 export class RunsRepository {
+  /** GET one run's reads, those made at the same moment in one statement (README "API key cache"). */
+  private readonly details = new ReadBatcher<DetailRead, string>(
+    (reads) => this.readDetails(reads),
+    DETAIL_STATEMENTS,
+    DETAIL_BATCH,
+  );
+
   constructor(private readonly db: Database) {}
 
   /**
@@ -247,21 +272,30 @@ export class RunsRepository {
   /**
    * One run with its buffered signals (oldest first), as the API answers it (JSON text), read in one
    * statement so that the two agree: a run read as ended never lists signals (they are dropped in the
-   * transaction that ends it).
+   * transaction that ends it). The statement is shared with the reads of other requests queued at the
+   * same moment, and starts after this one was queued: it sees every write, and every revocation of
+   * `key`, committed before the request asked.
    */
   async getDetail(
     workspaceId: string,
     id: string,
     key?: CachedKeyCheck,
   ): Promise<string | undefined> {
-    const res = await this.db.query<{ data: string }>({
-      name: 'runs_get_detail',
-      text: RUN_DETAIL,
-      values: [workspaceId, id, key?.keyId ?? null],
-    });
+    const data = await this.details.load([workspaceId, id, key?.keyId ?? null]);
     // A row proves the key active; none can mean either, which CachedKeyInterceptor asks itself.
-    if (res.rows[0]) key?.settle(true);
-    return res.rows[0]?.data;
+    if (data !== undefined) key?.settle(true);
+    return data;
+  }
+
+  private async readDetails(reads: readonly DetailRead[]): Promise<Array<string | undefined>> {
+    const res = await this.db.query<{ n: number; data: string }>({
+      name: 'runs_get_details',
+      text: RUN_DETAILS,
+      values: [reads.map((r) => r[0]), reads.map((r) => r[1]), reads.map((r) => r[2])],
+    });
+    const found = new Array<string | undefined>(reads.length);
+    for (const row of res.rows) found[row.n - 1] = row.data;
+    return found;
   }
 
   async exists(workspaceId: string, id: string): Promise<boolean> {

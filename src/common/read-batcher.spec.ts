@@ -1,0 +1,61 @@
+import { ReadBatcher } from './read-batcher';
+
+/** A read whose batches are answered by the test: each call waits until `answer` settles it. */
+function controlledRead() {
+  const calls: Array<{
+    items: readonly number[];
+    answer: (results: Array<string | undefined>) => void;
+    fail: (err: Error) => void;
+  }> = [];
+  const read = (items: readonly number[]) =>
+    new Promise<Array<string | undefined>>((answer, fail) => calls.push({ items, answer, fail }));
+  return { calls, read };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('ReadBatcher', () => {
+  it('reads an item at once when idle, and the items queued meanwhile together once a read returns', async () => {
+    const { calls, read } = controlledRead();
+    const batcher = new ReadBatcher(read, 1, 100);
+    const first = batcher.load(1);
+    expect(calls.map((c) => c.items)).toEqual([[1]]);
+    const later = [2, 3, 4].map((n) => batcher.load(n));
+    expect(calls).toHaveLength(1);
+    calls[0].answer(['one']);
+    await expect(first).resolves.toBe('one');
+    expect(calls.map((c) => c.items)).toEqual([[1], [2, 3, 4]]);
+    // Each item gets its own result, in the order of the batch; undefined: nothing found.
+    calls[1].answer(['two', undefined, 'four']);
+    await expect(Promise.all(later)).resolves.toEqual(['two', undefined, 'four']);
+  });
+
+  it('keeps at most maxInFlight reads going and at most maxBatch items in one', async () => {
+    const { calls, read } = controlledRead();
+    const batcher = new ReadBatcher(read, 2, 3);
+    const loads = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => batcher.load(n));
+    // The first two items each start a read; the rest wait, three per read.
+    expect(calls.map((c) => c.items)).toEqual([[1], [2]]);
+    calls[1].answer(['b']);
+    await tick();
+    expect(calls.map((c) => c.items)).toEqual([[1], [2], [3, 4, 5]]);
+    calls[0].answer(['a']);
+    await tick();
+    expect(calls.map((c) => c.items)).toEqual([[1], [2], [3, 4, 5], [6, 7, 8]]);
+    calls[2].answer(['c', 'd', 'e']);
+    calls[3].answer(['f', 'g', 'h']);
+    await expect(Promise.all(loads)).resolves.toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+  });
+
+  it('fails the items of a failed read, and only those, and goes on reading', async () => {
+    const { calls, read } = controlledRead();
+    const batcher = new ReadBatcher(read, 1, 100);
+    const first = batcher.load(1);
+    const second = [batcher.load(2), batcher.load(3)];
+    calls[0].fail(new Error('connection lost'));
+    await expect(first).rejects.toThrow('connection lost');
+    expect(calls.map((c) => c.items)).toEqual([[1], [2, 3]]);
+    calls[1].answer(['two', 'three']);
+    await expect(Promise.all(second)).resolves.toEqual(['two', 'three']);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Reads that many requests make at the same moment, made together: `load` queues one item; a batch
+ * (every item queued, up to `maxBatch`) is read at once when fewer than `maxInFlight` batches are being
+ * read, else as soon as one of them returns. An idle service reads each item on its own, at once; a busy
+ * one pays one statement (one round trip, one query of the database) for the items that arrived while
+ * the previous statement ran, and no request waits longer than one statement for its turn.
+ *
+ * `read` answers the items of a batch in their order (undefined: none); a failed read fails every
+ * item of its batch.
+ */
+export class ReadBatcher<Item, Result> {
+  private queue: Array<{
+    item: Item;
+    resolve: (result: Result | undefined) => void;
+    reject: (err: unknown) => void;
+  }> = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly read: (items: readonly Item[]) => Promise<ReadonlyArray<Result | undefined>>,
+    private readonly maxInFlight: number,
+    private readonly maxBatch: number,
+  ) {}
+
+  load(item: Item): Promise<Result | undefined> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
+      const batch = this.queue.splice(0, this.maxBatch);
+      this.inFlight++;
+      this.read(batch.map((b) => b.item)).then(
+        (results) => {
+          this.inFlight--;
+          batch.forEach((b, i) => b.resolve(results[i]));
+          this.pump();
+        },
+        (err: unknown) => {
+          this.inFlight--;
+          for (const b of batch) b.reject(err);
+          this.pump();
+        },
+      );
+    }
+  }
+}

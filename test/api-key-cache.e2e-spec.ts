@@ -102,8 +102,10 @@ describe('API key cache', () => {
     expect(second?.workspaceId).toBe(first?.workspaceId);
     // A route that does not check the key in its statement always reads it from the database.
     expect((await resolved(auth, false))?.cached).toBeUndefined();
-    // So does a request with an Idempotency-Key (its claim is made by the key lookup).
-    expect((await resolved(auth, true, { 'idempotency-key': 'k-1' }))?.cached).toBeUndefined();
+    // A request with an Idempotency-Key takes it from memory too (its claim is the key writer's).
+    expect((await resolved(auth, true, { 'idempotency-key': 'k-1' }))?.cached).toBeInstanceOf(
+      CachedKeyCheck,
+    );
     // API_KEY_CACHE_SIZE=0 turns the cache off.
     const offAuth = off.app.get(ApiKeyAuthService);
     await resolved(offAuth, true);
@@ -160,6 +162,50 @@ describe('API key cache', () => {
       }
     }
     expect(await runCount(owner.workspace.id)).toBe(before);
+  });
+
+  it('refuses a revoked cached key with an Idempotency-Key: no run, no replay, the key left free', async () => {
+    // A key found revoked leaves the cache: each case gets a key of its own, cached, then revoked.
+    const cases: Array<{ key: 'used' | 'fresh' | 'malformed'; other?: boolean }> = [
+      { key: 'fresh' }, // the create's statement finds the key revoked
+      { key: 'used' }, // 401, not the stored answer
+      { key: 'used', other: true }, // 401, not 422
+      { key: 'malformed' }, // 401, not 400
+    ];
+    for (const c of cases) {
+      const { owner, definitionId, victim } = await arrange();
+      const body = { definitionId, input: {} };
+      // Used once while the key was active: its answer is stored under this Idempotency-Key.
+      const used = `used-${randomUUID()}`;
+      const first = await b.http
+        .post('/v1/workflow-runs')
+        .set({ 'x-api-key': victim.key, 'idempotency-key': used })
+        .send(body);
+      expect(first.status).toBe(201);
+      await revoke(owner.key, victim.id);
+      const before = await runCount(owner.workspace.id);
+      const header = { used, fresh: `fresh-${randomUUID()}`, malformed: '' }[c.key];
+      const res = await b.http
+        .post('/v1/workflow-runs')
+        .set({ 'x-api-key': victim.key, 'idempotency-key': header })
+        .send(c.other ? { ...body, input: { other: true } } : body);
+      expect([c, res.status, res.body, res.headers['idempotency-replayed']]).toEqual([
+        c,
+        401,
+        INVALID_KEY,
+        undefined,
+      ]);
+      expect(await runCount(owner.workspace.id)).toBe(before);
+      if (c.key === 'fresh') {
+        // The refused request holds the new Idempotency-Key for nobody: an active key's request
+        // with it runs as a first one.
+        const owners = await b.http
+          .post('/v1/workflow-runs')
+          .set({ 'x-api-key': owner.key, 'idempotency-key': header })
+          .send(body);
+        expect([owners.status, owners.headers['idempotency-replayed']]).toEqual([201, undefined]);
+      }
+    }
   });
 
   it('answers 401, not 403, when a revoked cached key lacks the route’s scope', async () => {

@@ -4,7 +4,6 @@ import { Reflector } from '@nestjs/core';
 import { APP_CONFIG, AppConfig } from '../config/app-config';
 import { CachedKeyCheck, CHECKS_KEY_IN_QUERY, readHeader } from '../common/auth';
 import type { AuthenticatedRequest, KeyAuth } from '../common/auth';
-import { IDEMPOTENCY_KEY_HEADER } from '../idempotency/idempotency-key';
 import { ClaimingLookup } from '../idempotency/claiming-lookup';
 import { ApiKeysRepository } from './api-keys.repository';
 import { KeyCache } from './key-cache';
@@ -28,14 +27,11 @@ const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 
 /**
  * Whether a request with this API key may take it from the key cache: its route checks the key in
- * its own statement (ChecksKeyInQuery), and it carries no Idempotency-Key (whose claim is made by the
- * key lookup's statement, ClaimingLookup).
+ * its own statement (ChecksKeyInQuery). (An Idempotency-Key is then claimed by the key writer, and
+ * the idempotency interceptor confirms the key before any answer it gives without the route.)
  */
-function mayUseCache(req: AuthenticatedRequest, reflector: Reflector, context: ExecutionContext) {
-  return (
-    req.headers[IDEMPOTENCY_KEY_HEADER] === undefined &&
-    reflector.get<boolean | undefined>(CHECKS_KEY_IN_QUERY, context.getHandler()) === true
-  );
+function mayUseCache(reflector: Reflector, context: ExecutionContext) {
+  return reflector.get<boolean | undefined>(CHECKS_KEY_IN_QUERY, context.getHandler()) === true;
 }
 
 export function hashApiKey(key: string): string {
@@ -55,6 +51,8 @@ export class ApiKeyAuthService {
   private readonly logger = new Logger(ApiKeyAuthService.name);
   private readonly lastWrite = new Map<string, number>();
   private readonly cache: KeyCache;
+  /** A cached key's own check (CachedKeyCheck.confirm). */
+  private readonly query = (check: CachedKeyCheck) => this.confirm(check);
 
   constructor(
     private readonly keys: ApiKeysRepository,
@@ -82,7 +80,7 @@ export class ApiKeyAuthService {
     const header = readHeader(req, 'x-api-key');
     if (header.malformed) return { kind: 'invalid' };
     if (header.value) {
-      const cacheable = context !== undefined && mayUseCache(req, this.reflector, context);
+      const cacheable = context !== undefined && mayUseCache(this.reflector, context);
       const found = await this.authenticate(header.value, req, cacheable);
       return found ? { kind: 'key', ...found, via: 'header' } : { kind: 'invalid' };
     }
@@ -106,7 +104,8 @@ export class ApiKeyAuthService {
    * its hash, never revoked, with its scopes. Undefined when there is none. With the request of an
    * x-api-key: a keyed POST, PATCH or DELETE has its Idempotency-Key claimed by the same statement
    * (ClaimingLookup), so that the claim costs the request no round trip of its own; with `cacheable`
-   * (mayUseCache), a key in the key cache is taken from there (`cached` set), without a query.
+   * (mayUseCache), a key in the key cache is taken from there (`cached` set), without a query (and a
+   * keyed request's claim is then the key writer's, IdempotencyInterceptor).
    */
   async authenticate(
     presented: string,
@@ -118,7 +117,7 @@ export class ApiKeyAuthService {
     const hit = cacheable ? this.cache.get(hash) : undefined;
     if (hit) {
       await this.touch(hit.keyId);
-      return { ...hit, cached: new CachedKeyCheck(hit.keyId, hash) };
+      return { ...hit, cached: new CachedKeyCheck(hit.keyId, hash, this.query) };
     }
     const idempotencyKey = req && this.claiming.claimableKey(req);
     const found =

@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import { catchError, from, map, mergeMap, Observable, throwError } from 'rxjs';
 import { AuthError, isDatabaseUnavailable } from '../common/errors';
-import { INVALID_KEY, type AuthenticatedRequest, type CachedKeyCheck } from '../common/auth';
+import type { AuthenticatedRequest } from '../common/auth';
 import { ApiKeyAuthService } from './api-key-auth.service';
 
 /**
@@ -21,21 +21,14 @@ export class CachedKeyInterceptor implements NestInterceptor {
     const check = auth?.kind === 'key' ? auth.cached : undefined;
     if (!check) return next.handle();
     return next.handle().pipe(
-      mergeMap((value) =>
-        check.settled ? [value] : from(this.settle(check)).pipe(map(() => value)),
-      ),
+      mergeMap((value) => (check.settled ? [value] : from(check.confirm()).pipe(map(() => value)))),
       catchError((err: unknown) => {
         if (err instanceof AuthError) this.auth.forget(check);
         // A database that cannot be reached is a 503 whatever the key (as its lookup would have
         // been): asking it again would only double the wait.
         if (check.settled || isDatabaseUnavailable(err)) return throwError(() => err);
-        return from(this.settle(check)).pipe(mergeMap(() => throwError(() => err)));
+        return from(check.confirm()).pipe(mergeMap(() => throwError(() => err)));
       }),
     );
-  }
-
-  /** Resolves once the key is known to be active; 401 when it is not. */
-  private async settle(check: CachedKeyCheck): Promise<void> {
-    if (!check.settled && !(await this.auth.confirm(check))) throw new AuthError(INVALID_KEY);
   }
 }

@@ -44,15 +44,25 @@ export class CachedKeyCheck {
   /** Whether a statement of this request read the key's state. */
   settled = false;
 
+  /** `query`: reads whether the key is still active with a statement of its own (and settles it). */
   constructor(
     readonly keyId: string,
     readonly keyHash: string,
+    private readonly query: (check: CachedKeyCheck) => Promise<boolean>,
   ) {}
 
   /** Records what a statement read; a revoked (or deleted) key ends the request with 401. */
   settle(active: boolean): void {
     this.settled = true;
     if (!active) throw new AuthError(INVALID_KEY);
+  }
+
+  /**
+   * For an answer given without a statement that read the key: resolves once the key is known to be
+   * active (at once when a statement read it already), 401 when it is not.
+   */
+  async confirm(): Promise<void> {
+    if (!this.settled && !(await this.query(this))) throw new AuthError(INVALID_KEY);
   }
 }
 

@@ -43,8 +43,8 @@ const IMMEDIATE_RETRIES = 3;
  * The first request with a key claims it (one INSERT that wins the primary key) and runs; its answer
  * is captured as it is sent (status, body, Content-Type and Location) and stored right after
  * (AnswerCapture). A request with an `x-api-key` has its key claimed by the statement that looks the
- * API key up (ClaimingLookup); other claims of new keys, and answers, are written in batches
- * (KeyWriter). The same key with the same request (method, path and query, canonical body; on a
+ * API key up (ClaimingLookup); other claims of new keys (those of a key from the key cache too), and
+ * answers, are written in batches (KeyWriter). The same key with the same request (method, path and query, canonical body; on a
  * route whose answer holds a secret, the same API key too) answers the stored answer with
  * `Idempotency-Replayed: true` and runs nothing; with another request, 422. A
  * duplicate that arrives while the first runs polls for its answer for IDEMPOTENCY_WAIT_MS, then 409.
@@ -104,8 +104,14 @@ export class IdempotencyInterceptor implements NestInterceptor {
       // Not the way the request authenticated after all: given back, and claimed below as usual.
       if (early.claimed) this.capture.release(early.claim);
     }
+    // A key from the key cache (README "API key cache") is read by the route's statement; an answer
+    // given here, without the route, waits for a query of its own and is 401 when it was revoked.
+    const cached = auth?.kind === 'key' ? auth.cached : undefined;
     const parsed = parseIdempotencyKey(req.headersDistinct[IDEMPOTENCY_KEY_HEADER] ?? []);
-    if ('problem' in parsed) throw ValidationError.field(IDEMPOTENCY_KEY_FIELD, parsed.problem);
+    if ('problem' in parsed) {
+      await cached?.confirm();
+      throw ValidationError.field(IDEMPOTENCY_KEY_FIELD, parsed.problem);
+    }
     const claim: Claim = {
       scope: auth?.kind === 'key' ? `ws:${auth.workspaceId}` : `ip:${clientAddress(req)}`,
       key: parsed.key,
@@ -124,6 +130,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       this.capture.capture(res, claim);
       return undefined;
     }
+    await cached?.confirm();
     return this.contend(res, claim, request);
   }
 

@@ -304,6 +304,38 @@ describe('query plans of the hot paths', () => {
     }
   });
 
+  it('creates the runs of many requests at once, their definitions and keys probed by primary key', async () => {
+    await db.query(
+      `INSERT INTO workflow_definitions (workspace_id, name, version, steps)
+       SELECT $1, 'bulk-' || i, '1', '[{"type":"task","name":"a","handler":"noop"}]'
+       FROM generate_series(1, 2000) i`,
+      [workspaceId],
+    );
+    await db.query('ANALYZE workflow_definitions');
+    const defs = (
+      await db.query<{ id: string }>(
+        'SELECT id FROM workflow_definitions WHERE workspace_id = $1 LIMIT 200',
+        [workspaceId],
+      )
+    ).rows.map((r) => r.id);
+    for (const batch of [defs.slice(0, 1), defs]) {
+      for (const keyed of [false, true]) {
+        const found = await plan(SQL.CREATE_RUNS, [
+          batch.map(() => workspaceId),
+          batch,
+          batch.map(() => '{}'),
+          batch.map(() => null),
+          batch.map(() => (keyed ? randomUUID() : null)),
+        ]);
+        expectIndexes(
+          found,
+          ['workflow_definitions', 'api_keys'],
+          ['workflow_definitions_pkey', 'api_keys_pkey'],
+        );
+      }
+    }
+  });
+
   it("reads a run's events and step runs through their run indexes", async () => {
     const events = await plan(RUN_EVENTS_PAGE, [runId, workspaceId, 20, 0]);
     expectIndex(events, 'run_events', 'run_events_pkey');

@@ -87,6 +87,90 @@ describe('runs written by the database', () => {
     });
   });
 
+  it('creates the runs of many POSTs made at once each in its own workspace, with its own input', async () => {
+    // Creates asked for at the same moment share a statement (CREATE_RUNS): each request must get its
+    // own run, a definition of another workspace must stay a 404 and a revoked key a 401, writing
+    // nothing, whatever else the statement created.
+    const workspaces = [];
+    for (let w = 0; w < 2; w++) {
+      const made = await createWorkspaceWithKey(t.http);
+      const definitionId = await createDefinition(t.http, made.key, [
+        { type: 'wait', name: 'w', durationMs: 60_000 },
+      ]);
+      workspaces.push({ key: made.key, id: made.workspace.id, definitionId });
+    }
+    const [a, b] = workspaces;
+    const revoked = await createScopedKey(t.http, a.key, ['runs:write']);
+    // Used once, so that this process has the key cached (README "API key cache"), then revoked.
+    await startRun(t.http, revoked.key, a.definitionId);
+    expect((await t.http.delete(`/v1/api-keys/${revoked.id}`).set('x-api-key', a.key)).status).toBe(
+      200,
+    );
+    const count = async (workspaceId: string) =>
+      (
+        await t.sql<{ n: number }>(
+          'SELECT count(*)::int AS n FROM workflow_runs WHERE workspace_id = $1',
+          [workspaceId],
+        )
+      )[0].n;
+    const before = [await count(a.id), await count(b.id)];
+
+    const asks: Array<{
+      key: string;
+      definitionId: string;
+      input: unknown;
+      expect: number;
+      w?: number;
+    }> = [];
+    for (let i = 0; i < 20; i++) {
+      for (const [w, ws] of workspaces.entries()) {
+        asks.push({ key: ws.key, definitionId: ws.definitionId, input: { w, i }, expect: 201, w });
+        if (i % 4 === 0) {
+          const other = workspaces[1 - w];
+          asks.push({ key: ws.key, definitionId: other.definitionId, input: { i }, expect: 404 });
+        }
+      }
+      if (i % 4 === 0) {
+        asks.push({ key: revoked.key, definitionId: a.definitionId, input: { i }, expect: 401 });
+      }
+    }
+    const answers = await Promise.all(
+      asks.map((ask) =>
+        t.http
+          .post('/v1/workflow-runs')
+          .set('x-api-key', ask.key)
+          .send({ definitionId: ask.definitionId, input: ask.input }),
+      ),
+    );
+    const created = new Set<string>();
+    for (const [n, res] of answers.entries()) {
+      const ask = asks[n];
+      expect([ask, res.status]).toEqual([ask, ask.expect]);
+      if (ask.expect !== 201) continue;
+      const run = res.body.data as { id: string; definitionId: string; input: unknown };
+      expect(run).toMatchObject({
+        definitionId: ask.definitionId,
+        input: ask.input,
+        status: 'PENDING',
+      });
+      created.add(run.id);
+      // Stored in the caller's workspace, with its first step queued.
+      const [row] = await t.sql<{ workspace_id: string; steps: number }>(
+        `SELECT workspace_id, (SELECT count(*)::int FROM step_runs s WHERE s.run_id = r.id) AS steps
+         FROM workflow_runs r WHERE id = $1`,
+        [run.id],
+      );
+      expect(row).toEqual({ workspace_id: workspaces[ask.w!].id, steps: 1 });
+    }
+    expect(created.size).toBe(40);
+    // Nothing but the 201s was written; the run list's totals agree.
+    expect([await count(a.id), await count(b.id)]).toEqual([before[0] + 20, before[1] + 20]);
+    for (const ws of workspaces) {
+      const list = await t.http.get('/v1/workflow-runs').set('x-api-key', ws.key);
+      expect(list.body.meta.total).toBe(await count(ws.id));
+    }
+  });
+
   it('answers each of many GET one run requests made at once with its own run, in its own workspace', async () => {
     // The reads of requests made at the same moment share a statement (RUN_DETAILS): each must get
     // its own run, another workspace's run must stay a 404, and a revoked key a 401, whatever else

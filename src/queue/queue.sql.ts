@@ -6,7 +6,7 @@
  * `step_runs_workspace_due_idx`, so the claim costs the same with a million finished rows.
  */
 
-import { keyIsActive } from '../common/key-check.sql';
+import { keyActive, keyIsActive } from '../common/key-check.sql';
 import {
   RUN_CANCELLED_CHANNEL,
   RUN_EVENTS_CHANNEL,
@@ -537,6 +537,41 @@ export const CREATE_RUN = `
   )
   SELECT run.*, def.workflow, pg_notify('${STEP_READY_CHANNEL}', '') IS NULL AS notified
   FROM run, def`;
+
+/**
+ * CREATE_RUN for many requests at once (Batcher), runs without an idempotency key or a schedule:
+ * item n of the arrays is a run of definition $2[n] of workspace $1[n] with input $3[n] (JSON text)
+ * and traceparent $4[n], created only when $5[n] (a cached API key, or null) is active. The definition
+ * and the key are probed by primary key for each item (LATERAL ... LIMIT 1), never hashed from a
+ * scan of the table. Each row is a created run with
+ * its item's `n` (1-based); an item with no row wrote nothing (its definition is not its workspace's,
+ * or its key was revoked). No item can fail the statement for the others: the inputs are checked
+ * JSON, and a run without an idempotency key conflicts with nothing. One notification wakes the
+ * executors for all of them.
+ */
+export const CREATE_RUNS = `
+  WITH def AS MATERIALIZED (
+    SELECT uuid_v7() AS id, q.n, q.workspace_id, q.definition_id, q.input::jsonb AS input,
+           q.traceparent, d.name AS workflow, d.steps -> 0 ->> 'name' AS step_name,
+           d.steps -> 0 ->> 'type' AS step_type
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::varchar[], $5::uuid[])
+           WITH ORDINALITY AS q(workspace_id, definition_id, input, traceparent, key_id, n)
+    CROSS JOIN LATERAL (
+      SELECT name, steps FROM workflow_definitions
+      WHERE workspace_id = q.workspace_id AND id = q.definition_id LIMIT 1) d
+    LEFT JOIN LATERAL (${keyActive('q.key_id')} LIMIT 1) k(active) ON true
+    WHERE q.key_id IS NULL OR k.active IS NOT NULL
+  ), run AS (
+    INSERT INTO workflow_runs (id, workspace_id, definition_id, input, state, traceparent)
+    SELECT id, workspace_id, definition_id, input, input, traceparent FROM def ORDER BY id
+    RETURNING ${RUN_COLUMNS}
+  ), first_step AS (
+    INSERT INTO step_runs (run_id, workspace_id, step_index, step_name, step_type, status, due_at)
+    SELECT id, workspace_id, 0, step_name, step_type, 'PENDING', now() FROM def ORDER BY id
+  ), notified AS (
+    SELECT pg_notify('${STEP_READY_CHANNEL}', '')
+  )
+  SELECT run.*, def.n::int AS n, def.workflow FROM run JOIN def ON def.id = run.id, notified`;
 
 /** The first step of a definition ($2) of workspace $1, read by the slow path of a create. */
 export const FIRST_STEP = `

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import type { CachedKeyCheck } from '../common/auth';
+import { Batcher } from '../common/batcher';
 import { Database, type Queryable } from '../common/database';
 import { KEY_ACTIVE } from '../common/key-check.sql';
 import { timeOrderedUuid } from '../common/ids';
@@ -70,6 +71,22 @@ export interface StepRef {
 /** What a create reads besides the run: its definition's name (a metrics label). */
 type CreatedRow = RunRow & { workflow: string };
 
+/** A create for CREATE_RUNS: workspace, definition, input (JSON), traceparent, cached API key. */
+type NewRun = readonly [
+  workspaceId: string,
+  definitionId: string,
+  input: string,
+  traceparent: string | null,
+  keyId: string | null,
+];
+
+/**
+ * Statements creating runs at once, and runs per statement at most (Batcher). Two: while one commits,
+ * the next batch forms and is written.
+ */
+const CREATE_STATEMENTS = 2;
+const CREATE_BATCH = 200;
+
 type Transition = { id: string; status: RunStatus; updated_at: Date };
 
 /**
@@ -79,6 +96,16 @@ type Transition = { id: string; status: RunStatus; updated_at: Date };
  */
 @Injectable()
 export class RunQueue {
+  /**
+   * The creates of runs without an idempotency key or a schedule (most of them), those asked for at
+   * the same moment in one statement (CREATE_RUNS).
+   */
+  private readonly creates = new Batcher<NewRun, CreatedRow>(
+    (runs) => this.createMany(runs),
+    CREATE_STATEMENTS,
+    CREATE_BATCH,
+  );
+
   constructor(
     private readonly db: Database,
     private readonly metrics: Metrics,
@@ -98,22 +125,29 @@ export class RunQueue {
     scheduleId: string | null = null,
     key?: CachedKeyCheck,
   ): Promise<{ run: RunRow; created: boolean } | undefined> {
+    const inputJson = JSON.stringify(input);
     const values = [
       workspaceId,
       definitionId,
-      JSON.stringify(input),
+      inputJson,
       idempotencyKey ?? null,
       traceparent,
       scheduleId,
     ];
-    const quick = await this.db.query<CreatedRow>({ name: 'runs_create', text: SQL.CREATE_RUN }, [
-      ...values,
-      key?.keyId ?? null,
-    ]);
-    if (quick.rowCount) {
+    const keyId = key?.keyId ?? null;
+    const quick =
+      idempotencyKey === undefined && scheduleId === null
+        ? await this.creates.load([workspaceId, definitionId, inputJson, traceparent, keyId])
+        : (
+            await this.db.query<CreatedRow>({ name: 'runs_create', text: SQL.CREATE_RUN }, [
+              ...values,
+              keyId,
+            ])
+          ).rows[0];
+    if (quick) {
       key?.settle(true);
-      this.metrics.runStarted(workspaceId, quick.rows[0].workflow);
-      return { run: quick.rows[0], created: true };
+      this.metrics.runStarted(workspaceId, quick.workflow);
+      return { run: quick, created: true };
     }
     // No row: the definition does not exist here, the idempotency key is taken, or the cached key
     // was revoked. The transaction below tells them apart (and waits for a concurrent holder of the
@@ -146,6 +180,18 @@ export class RunQueue {
     });
     if (result?.created && workflow !== undefined) this.metrics.runStarted(workspaceId, workflow);
     return result;
+  }
+
+  /** One CREATE_RUNS statement: each item's run, or undefined when it wrote nothing. */
+  private async createMany(runs: readonly NewRun[]): Promise<Array<CreatedRow | undefined>> {
+    const res = await this.db.query<CreatedRow & { n: number }>({
+      name: 'runs_create_many',
+      text: SQL.CREATE_RUNS,
+      values: [0, 1, 2, 3, 4].map((field) => runs.map((run) => run[field])),
+    });
+    const created = new Array<CreatedRow | undefined>(runs.length);
+    for (const { n, ...row } of res.rows) created[n - 1] = row;
+    return created;
   }
 
   /**

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { keyActive, keyIsActive } from '../common/key-check.sql';
 import type { CachedKeyCheck } from '../common/auth';
 import { Database } from '../common/database';
-import { ReadBatcher } from '../common/read-batcher';
+import { Batcher } from '../common/batcher';
 import { RUN_COLUMNS } from '../queue/queue.sql';
 import type { RunStatus } from '../queue/statuses';
 
@@ -229,7 +229,7 @@ export const RUN_DETAILS = `
 type DetailRead = readonly [workspaceId: string, runId: string, keyId: string | null];
 
 /**
- * Statements reading runs for GET one run at once, and runs per statement at most (ReadBatcher): two
+ * Statements reading runs for GET one run at once, and runs per statement at most (Batcher): two
  * in flight measured best (one makes every read wait behind a slow statement, four split the batches).
  */
 const DETAIL_STATEMENTS = 2;
@@ -239,7 +239,7 @@ const DETAIL_BATCH = 200;
 @Injectable()
 export class RunsRepository {
   /** GET one run's reads, those made at the same moment in one statement (README "API key cache"). */
-  private readonly details = new ReadBatcher<DetailRead, string>(
+  private readonly details = new Batcher<DetailRead, string>(
     (reads) => this.readDetails(reads),
     DETAIL_STATEMENTS,
     DETAIL_BATCH,

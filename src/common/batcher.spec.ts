@@ -1,4 +1,4 @@
-import { ReadBatcher } from './read-batcher';
+import { Batcher } from './batcher';
 
 /** A read whose batches are answered by the test: each call waits until `answer` settles it. */
 function controlledRead() {
@@ -14,10 +14,10 @@ function controlledRead() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('ReadBatcher', () => {
-  it('reads an item at once when idle, and the items queued meanwhile together once a read returns', async () => {
+describe('Batcher', () => {
+  it('sends an item at once when idle, and the items queued meanwhile together once a batch returns', async () => {
     const { calls, read } = controlledRead();
-    const batcher = new ReadBatcher(read, 1, 100);
+    const batcher = new Batcher(read, 1, 100);
     const first = batcher.load(1);
     expect(calls.map((c) => c.items)).toEqual([[1]]);
     const later = [2, 3, 4].map((n) => batcher.load(n));
@@ -30,9 +30,9 @@ describe('ReadBatcher', () => {
     await expect(Promise.all(later)).resolves.toEqual(['two', undefined, 'four']);
   });
 
-  it('keeps at most maxInFlight reads going and at most maxBatch items in one', async () => {
+  it('keeps at most maxInFlight batches going and at most maxBatch items in one', async () => {
     const { calls, read } = controlledRead();
-    const batcher = new ReadBatcher(read, 2, 3);
+    const batcher = new Batcher(read, 2, 3);
     const loads = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => batcher.load(n));
     // The first two items each start a read; the rest wait, three per read.
     expect(calls.map((c) => c.items)).toEqual([[1], [2]]);
@@ -47,9 +47,9 @@ describe('ReadBatcher', () => {
     await expect(Promise.all(loads)).resolves.toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
   });
 
-  it('fails the items of a failed read, and only those, and goes on reading', async () => {
+  it('fails the items of a failed statement, and only those, and goes on', async () => {
     const { calls, read } = controlledRead();
-    const batcher = new ReadBatcher(read, 1, 100);
+    const batcher = new Batcher(read, 1, 100);
     const first = batcher.load(1);
     const second = [batcher.load(2), batcher.load(3)];
     calls[0].fail(new Error('connection lost'));

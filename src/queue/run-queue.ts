@@ -114,7 +114,10 @@ export class RunQueue {
   /**
    * Creates the run and its first step run (due now), or returns the run holding the idempotency key.
    * `traceparent` is stored with a new run (the executor links its step spans to it). `key`: a cached
-   * API key (README "API key cache") that must be active for anything to be written.
+   * API key (README "API key cache") that must be active for anything to be written. A run without an
+   * idempotency key or a schedule is created by the statement it shares with the creates asked for at
+   * the same moment (CREATE_RUNS, README "Performance"); when that wrote nothing, or otherwise, by its
+   * own CREATE_RUN, then the transaction that tells the reasons apart.
    */
   async create(
     workspaceId: string,

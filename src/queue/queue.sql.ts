@@ -424,10 +424,17 @@ export const FINISH_RUN = `
   WHERE id = $1
   RETURNING finished_at, parent_wait_attempt IS NOT NULL AS waits_parent`;
 
-/** Keeps the leases of in-flight steps alive while they run longer than a lease. */
+/**
+ * Keeps the leases of in-flight steps alive while they run longer than a lease. SKIP LOCKED: a step
+ * row another transaction holds is being recorded or released right now, and this statement updates
+ * many rows at once, so waiting for it could deadlock with a statement recording several outcomes in
+ * another order (seen under load: 40P01). A skipped step keeps its lease until the next extension.
+ */
 export const EXTEND_LEASES = `
   UPDATE step_runs SET lock_expires_at = now() + make_interval(secs => $3::float8 / 1000)
-  WHERE id = ANY ($2::uuid[]) AND locked_by = $1 AND status = 'RUNNING'`;
+  WHERE id IN (SELECT id FROM step_runs
+               WHERE id = ANY ($2::uuid[]) AND locked_by = $1 AND status = 'RUNNING'
+               FOR UPDATE SKIP LOCKED)`;
 
 /**
  * The `due_at` of a step handed back without its outcome recorded, `record_failures` being the count

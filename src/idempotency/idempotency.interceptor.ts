@@ -44,8 +44,9 @@ const IMMEDIATE_RETRIES = 3;
  * is captured as it is sent (status, body, Content-Type and Location) and stored right after
  * (AnswerCapture). A request with an `x-api-key` has its key claimed by the statement that looks the
  * API key up (ClaimingLookup); other claims of new keys (those of a key from the key cache too), and
- * answers, are written in batches (KeyWriter). The same key with the same request (method, path and query, canonical body; on a
- * route whose answer holds a secret, the same API key too) answers the stored answer with
+ * answers, are written in batches (KeyWriter). The same key with the same request (method, path and
+ * query, canonical body; on a route whose answer holds a secret, the same API key too) answers the
+ * stored answer with
  * `Idempotency-Replayed: true` and runs nothing; with another request, 422. A
  * duplicate that arrives while the first runs polls for its answer for IDEMPOTENCY_WAIT_MS, then 409.
  * Answers that are not stored (isStoredStatus, or an answer that sets a cookie) give the key back.

@@ -548,13 +548,12 @@ export const CREATE_RUN = `
 /**
  * CREATE_RUN for many requests at once (Batcher), runs without an idempotency key or a schedule:
  * item n of the arrays is a run of definition $2[n] of workspace $1[n] with input $3[n] (JSON text)
- * and traceparent $4[n], created only when $5[n] (a cached API key, or null) is active. The definition
- * and the key are probed by primary key for each item (LATERAL ... LIMIT 1), never hashed from a
- * scan of the table. Each row is a created run with
- * its item's `n` (1-based); an item with no row wrote nothing (its definition is not its workspace's,
- * or its key was revoked). No item can fail the statement for the others: the inputs are checked
- * JSON, and a run without an idempotency key conflicts with nothing. One notification wakes the
- * executors for all of them.
+ * and traceparent $4[n], created only when $5[n] (a cached API key, or null) is active. The
+ * definition and the key are probed by primary key for each item (LATERAL ... LIMIT 1), never hashed
+ * from a scan of the table. Each row is a created run with its item's `n` (1-based); an item with no
+ * row wrote nothing (its definition is not its workspace's, or its key was revoked). No item can
+ * fail the statement for the others: the inputs are checked JSON, and a run without an idempotency
+ * key conflicts with nothing. One notification wakes the executors for all of them.
  */
 export const CREATE_RUNS = `
   WITH def AS MATERIALIZED (

@@ -204,10 +204,9 @@ export const RUN_STEPS = `
  * n of the arrays is the run $2[n] of workspace $1[n], read only when $3[n] (a cached API key, or
  * null) is active; each row carries its item's `n` (1-based), and an item with no row found nothing.
  * The key is probed by its primary key for each item (LATERAL ... LIMIT 1), never hashed from a scan
- * of every key.
- * Each run comes with its buffered signals oldest first (the order steps consume them in): one scan of
- * `run_signals_run_idx`, at most MAX_BUFFERED_SIGNALS_PER_RUN rows, and only their previews, never the
- * payloads.
+ * of every key. Each run comes with its buffered signals oldest first (the order steps consume them
+ * in): one scan of `run_signals_run_idx`, at most MAX_BUFFERED_SIGNALS_PER_RUN rows, and only their
+ * previews, never the payloads.
  */
 export const RUN_DETAILS = `
   SELECT q.n::int AS n, ${runJson(
@@ -238,7 +237,7 @@ const DETAIL_BATCH = 200;
 /** Run reads: the list, one run, its events and its step runs. Transitions are the queue's (RunQueue). */
 @Injectable()
 export class RunsRepository {
-  /** GET one run's reads, those made at the same moment in one statement (README "API key cache"). */
+  /** GET one run's reads, those made at the same moment in one statement (README "Performance"). */
   private readonly details = new Batcher<DetailRead, string>(
     (reads) => this.readDetails(reads),
     DETAIL_STATEMENTS,

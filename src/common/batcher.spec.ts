@@ -17,7 +17,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 describe('Batcher', () => {
   it('sends an item at once when idle, and the items queued meanwhile together once a batch returns', async () => {
     const { calls, read } = controlledRead();
-    const batcher = new Batcher(read, 1, 100);
+    const batcher = new Batcher(read, { maxInFlight: 1, maxBatch: 100 });
     const first = batcher.load(1);
     expect(calls.map((c) => c.items)).toEqual([[1]]);
     const later = [2, 3, 4].map((n) => batcher.load(n));
@@ -32,7 +32,7 @@ describe('Batcher', () => {
 
   it('keeps at most maxInFlight batches going and at most maxBatch items in one', async () => {
     const { calls, read } = controlledRead();
-    const batcher = new Batcher(read, 2, 3);
+    const batcher = new Batcher(read, { maxInFlight: 2, maxBatch: 3 });
     const loads = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => batcher.load(n));
     // The first two items each start a read; the rest wait, three per read.
     expect(calls.map((c) => c.items)).toEqual([[1], [2]]);
@@ -47,9 +47,33 @@ describe('Batcher', () => {
     await expect(Promise.all(loads)).resolves.toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
   });
 
+  it('keeps a batch within maxWeight, and sends an item heavier than that alone', async () => {
+    const { calls, read } = controlledRead();
+    const batcher = new Batcher(read, {
+      maxInFlight: 1,
+      maxBatch: 100,
+      weigh: (n: number) => n,
+      maxWeight: 10,
+    });
+    const loads = [1, 4, 5, 2, 20, 3, 3].map((n) => batcher.load(n));
+    calls[0].answer(['a']);
+    await tick();
+    // 4 + 5 = 9; with 2 it would be 11.
+    expect(calls.map((c) => c.items)).toEqual([[1], [4, 5]]);
+    calls[1].answer(['b', 'c']);
+    await tick();
+    calls[2].answer(['d']);
+    await tick();
+    calls[3].answer(['e']);
+    await tick();
+    calls[4].answer(['f', 'g']);
+    expect(calls.map((c) => c.items)).toEqual([[1], [4, 5], [2], [20], [3, 3]]);
+    await expect(Promise.all(loads)).resolves.toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g']);
+  });
+
   it('fails the items of a failed statement, and only those, and goes on', async () => {
     const { calls, read } = controlledRead();
-    const batcher = new Batcher(read, 1, 100);
+    const batcher = new Batcher(read, { maxInFlight: 1, maxBatch: 100 });
     const first = batcher.load(1);
     const second = [batcher.load(2), batcher.load(3)];
     calls[0].fail(new Error('connection lost'));

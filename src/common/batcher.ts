@@ -1,6 +1,6 @@
 /**
  * What many requests need from the database at the same moment (GET one run's read, a run's create),
- * done by one statement: `load` queues one item; a batch (every item queued, up to `maxBatch`) starts
+ * done by one statement: `load` queues one item; a batch (every item queued, within BatchLimits) starts
  * at once when fewer than `maxInFlight` batches run, else as soon as one of them returns. An idle
  * service sends each item on its own, at once; a busy one pays one statement (one round trip, one
  * parse and plan, one commit) for the items that arrived while the previous statement ran, and no
@@ -20,8 +20,7 @@ export class Batcher<Item, Result> {
 
   constructor(
     private readonly run: (items: readonly Item[]) => Promise<ReadonlyArray<Result | undefined>>,
-    private readonly maxInFlight: number,
-    private readonly maxBatch: number,
+    private readonly limits: BatchLimits<Item>,
   ) {}
 
   load(item: Item): Promise<Result | undefined> {
@@ -32,8 +31,8 @@ export class Batcher<Item, Result> {
   }
 
   private pump(): void {
-    while (this.inFlight < this.maxInFlight && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.maxBatch);
+    while (this.inFlight < this.limits.maxInFlight && this.queue.length > 0) {
+      const batch = this.take();
       this.inFlight++;
       this.run(batch.map((b) => b.item)).then(
         (results) => {
@@ -49,4 +48,30 @@ export class Batcher<Item, Result> {
       );
     }
   }
+
+  /** The next batch: the oldest items, within maxBatch and maxWeight (at least one item). */
+  private take(): typeof this.queue {
+    const { maxBatch, weigh, maxWeight = Infinity } = this.limits;
+    let n = 0;
+    let weight = 0;
+    while (n < this.queue.length && n < maxBatch) {
+      weight += weigh ? weigh(this.queue[n].item) : 0;
+      if (n > 0 && weight > maxWeight) break;
+      n++;
+    }
+    return this.queue.splice(0, n);
+  }
+}
+
+/** How many statements a Batcher runs at once, and how much each may carry. */
+export interface BatchLimits<Item> {
+  maxInFlight: number;
+  /** Items per statement at most. */
+  maxBatch: number;
+  /**
+   * The size of an item (e.g. its bytes of JSON), and the sum a statement may carry: a batch stops
+   * before the item that would pass it (an item larger than that goes alone).
+   */
+  weigh?: (item: Item) => number;
+  maxWeight?: number;
 }

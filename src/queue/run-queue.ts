@@ -86,6 +86,12 @@ type NewRun = readonly [
  */
 const CREATE_STATEMENTS = 2;
 const CREATE_BATCH = 200;
+/**
+ * Characters of input JSON per statement at most: inputs may each be up to 1 MiB
+ * (MAX_RUN_INPUT_BYTES), and 200 of them would make one statement of 200 MiB that every create
+ * batched with them waits for.
+ */
+const CREATE_BATCH_INPUT_CHARS = 4 * 1024 * 1024;
 
 type Transition = { id: string; status: RunStatus; updated_at: Date };
 
@@ -100,11 +106,12 @@ export class RunQueue {
    * The creates of runs without an idempotency key or a schedule (most of them), those asked for at
    * the same moment in one statement (CREATE_RUNS).
    */
-  private readonly creates = new Batcher<NewRun, CreatedRow>(
-    (runs) => this.createMany(runs),
-    CREATE_STATEMENTS,
-    CREATE_BATCH,
-  );
+  private readonly creates = new Batcher<NewRun, CreatedRow>((runs) => this.createMany(runs), {
+    maxInFlight: CREATE_STATEMENTS,
+    maxBatch: CREATE_BATCH,
+    weigh: (run) => run[2].length,
+    maxWeight: CREATE_BATCH_INPUT_CHARS,
+  });
 
   constructor(
     private readonly db: Database,

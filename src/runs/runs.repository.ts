@@ -238,11 +238,10 @@ const DETAIL_BATCH = 200;
 @Injectable()
 export class RunsRepository {
   /** GET one run's reads, those made at the same moment in one statement (README "Performance"). */
-  private readonly details = new Batcher<DetailRead, string>(
-    (reads) => this.readDetails(reads),
-    DETAIL_STATEMENTS,
-    DETAIL_BATCH,
-  );
+  private readonly details = new Batcher<DetailRead, string>((reads) => this.readDetails(reads), {
+    maxInFlight: DETAIL_STATEMENTS,
+    maxBatch: DETAIL_BATCH,
+  });
 
   constructor(private readonly db: Database) {}
 

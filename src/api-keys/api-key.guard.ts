@@ -91,7 +91,7 @@ export class ApiKeyGuard implements CanActivate {
           ? undefined
           : declared;
     if (missing === undefined) return;
-    if (key.cached && !(await this.auth.confirm(key.cached))) throw new AuthError(INVALID_KEY);
+    await key.cached?.confirm();
     throw new ForbiddenError(lacksScopeMessage(missing));
   }
 

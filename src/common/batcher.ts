@@ -75,3 +75,16 @@ export interface BatchLimits<Item> {
   weigh?: (item: Item) => number;
   maxWeight?: number;
 }
+
+/**
+ * A batch statement's rows put back in the order of its items: each row names its item by `n`
+ * (1-based, `WITH ORDINALITY` of the items' arrays); undefined for an item with no row.
+ */
+export function inItemOrder<Row extends { n: number }>(
+  rows: readonly Row[],
+  items: number,
+): Array<Row | undefined> {
+  const ordered = new Array<Row | undefined>(items);
+  for (const row of rows) ordered[row.n - 1] = row;
+  return ordered;
+}

@@ -6,7 +6,7 @@
  * `step_runs_workspace_due_idx`, so the claim costs the same with a million finished rows.
  */
 
-import { keyActive, keyIsActive } from '../common/key-check.sql';
+import { keyIsActive } from '../common/key-check.sql';
 import {
   RUN_CANCELLED_CHANNEL,
   RUN_EVENTS_CHANNEL,
@@ -549,8 +549,8 @@ export const CREATE_RUN = `
  * CREATE_RUN for many requests at once (Batcher), runs without an idempotency key or a schedule:
  * item n of the arrays is a run of definition $2[n] of workspace $1[n] with input $3[n] (JSON text)
  * and traceparent $4[n], created only when $5[n] (a cached API key, or null) is active. The
- * definition and the key are probed by primary key for each item (LATERAL ... LIMIT 1), never hashed
- * from a scan of the table. Each row is a created run with its item's `n` (1-based); an item with no
+ * definition is probed by primary key for each item (LATERAL ... LIMIT 1), never hashed from a scan
+ * of the table. Each row is a created run with its item's `n` (1-based); an item with no
  * row wrote nothing (its definition is not its workspace's, or its key was revoked). No item can
  * fail the statement for the others: the inputs are checked JSON, and a run without an idempotency
  * key conflicts with nothing. One notification wakes the executors for all of them.
@@ -565,8 +565,7 @@ export const CREATE_RUNS = `
     CROSS JOIN LATERAL (
       SELECT name, steps FROM workflow_definitions
       WHERE workspace_id = q.workspace_id AND id = q.definition_id LIMIT 1) d
-    LEFT JOIN LATERAL (${keyActive('q.key_id')} LIMIT 1) k(active) ON true
-    WHERE q.key_id IS NULL OR k.active IS NOT NULL
+    WHERE ${keyIsActive('q.key_id')}
   ), run AS (
     INSERT INTO workflow_runs (id, workspace_id, definition_id, input, state, traceparent)
     SELECT id, workspace_id, definition_id, input, input, traceparent FROM def ORDER BY id

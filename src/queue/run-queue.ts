@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { PoolClient } from 'pg';
 import type { CachedKeyCheck } from '../common/auth';
-import { Batcher } from '../common/batcher';
+import { Batcher, inItemOrder } from '../common/batcher';
 import { Database, type Queryable } from '../common/database';
 import { KEY_ACTIVE } from '../common/key-check.sql';
 import { timeOrderedUuid } from '../common/ids';
@@ -199,9 +199,11 @@ export class RunQueue {
       text: SQL.CREATE_RUNS,
       values: [0, 1, 2, 3, 4].map((field) => runs.map((run) => run[field])),
     });
-    const created = new Array<CreatedRow | undefined>(runs.length);
-    for (const { n, ...row } of res.rows) created[n - 1] = row;
-    return created;
+    return inItemOrder(res.rows, runs.length).map((row) => {
+      if (row === undefined) return undefined;
+      const { n: _n, ...run } = row;
+      return run;
+    });
   }
 
   /**

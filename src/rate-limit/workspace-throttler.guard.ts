@@ -9,9 +9,8 @@ import {
   InjectThrottlerStorage,
 } from '@nestjs/throttler';
 import { ApiKeyAuthService } from '../api-keys/api-key-auth.service';
-import { AuthError } from '../common/errors';
 import type { Request } from 'express';
-import { AUTH_MODE, AuthMode, AuthenticatedRequest, INVALID_KEY } from '../common/auth';
+import { AUTH_MODE, AuthMode, AuthenticatedRequest } from '../common/auth';
 import { clientAddress } from '../common/http-middleware';
 
 /**
@@ -68,9 +67,7 @@ export class WorkspaceThrottlerGuard extends ThrottlerGuard {
     const { req, res } = this.getRequestResponse(context);
     // A revoked key gets 401 as without the key cache, not its workspace's 429.
     const key = await this.auth.resolve(req as unknown as AuthenticatedRequest, context);
-    if (key.kind === 'key' && key.cached && !(await this.auth.confirm(key.cached))) {
-      throw new AuthError(INVALID_KEY);
-    }
+    if (key.kind === 'key') await key.cached?.confirm();
     this.setResponseHeader(res, 'RateLimit-Limit', detail.limit);
     this.setResponseHeader(res, 'RateLimit-Remaining', 0);
     this.setResponseHeader(res, 'RateLimit-Reset', detail.timeToExpire);

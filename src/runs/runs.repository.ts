@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { keyActive, keyIsActive } from '../common/key-check.sql';
+import { keyIsActive } from '../common/key-check.sql';
 import type { CachedKeyCheck } from '../common/auth';
 import { Database } from '../common/database';
-import { Batcher } from '../common/batcher';
+import { Batcher, inItemOrder } from '../common/batcher';
 import { RUN_COLUMNS } from '../queue/queue.sql';
 import type { RunStatus } from '../queue/statuses';
 
@@ -203,8 +203,7 @@ export const RUN_STEPS = `
  * Runs as GET one run answers them (runJson with `currentStepIndex`), for many requests at once: item
  * n of the arrays is the run $2[n] of workspace $1[n], read only when $3[n] (a cached API key, or
  * null) is active; each row carries its item's `n` (1-based), and an item with no row found nothing.
- * The key is probed by its primary key for each item (LATERAL ... LIMIT 1), never hashed from a scan
- * of every key. Each run comes with its buffered signals oldest first (the order steps consume them
+ * Each run comes with its buffered signals oldest first (the order steps consume them
  * in): one scan of `run_signals_run_idx`, at most MAX_BUFFERED_SIGNALS_PER_RUN rows, and only their
  * previews, never the payloads.
  */
@@ -221,8 +220,7 @@ export const RUN_DETAILS = `
   )}::text AS data
   FROM unnest($1::uuid[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS q(workspace_id, id, key_id, n)
   JOIN workflow_runs r ON r.workspace_id = q.workspace_id AND r.id = q.id
-  LEFT JOIN LATERAL (${keyActive('q.key_id')} LIMIT 1) k(active) ON true
-  WHERE q.key_id IS NULL OR k.active IS NOT NULL`;
+  WHERE ${keyIsActive('q.key_id')}`;
 
 /** One read of GET one run: workspace, run and the cached API key to check (or null). */
 type DetailRead = readonly [workspaceId: string, runId: string, keyId: string | null];
@@ -291,9 +289,7 @@ export class RunsRepository {
       text: RUN_DETAILS,
       values: [reads.map((r) => r[0]), reads.map((r) => r[1]), reads.map((r) => r[2])],
     });
-    const found = new Array<string | undefined>(reads.length);
-    for (const row of res.rows) found[row.n - 1] = row.data;
-    return found;
+    return inItemOrder(res.rows, reads.length).map((row) => row?.data);
   }
 
   async exists(workspaceId: string, id: string): Promise<boolean> {

@@ -1,14 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import type TestAgent from 'supertest/lib/agent';
-import { CLAIM_STEPS } from '../src/queue/queue.sql';
+import { CLAIM_STEPS, CREATE_RUNS } from '../src/queue/queue.sql';
+import { RUN_DETAILS } from '../src/runs/runs.repository';
 import { CLAIM_DELIVERIES } from '../src/webhooks/webhook-sender.sql';
 import { createTestDatabase } from './support/database';
 import { createWorkspaceWithKey } from './support/factories';
 import { startFakeOpenAi, type FakeLlmServer } from './support/fake-llm';
 import { checkedAgent } from './support/openapi-check';
 import { startHttpsReceiver, type HttpsReceiver } from './support/https-receiver';
-import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
+import {
+  SPAN_KIND,
+  startOtlpReceiver,
+  type OtlpReceiver,
+  type ReceivedSpan,
+} from './support/otlp-receiver';
 import {
   freePort,
   logLines,
@@ -320,6 +326,108 @@ describe('tracing (OpenTelemetry)', () => {
       expect(otlp.exports[0].headers.authorization).toBe('Bearer collector-token');
       expect(otlp.exports[0].contentType).toBe('application/x-protobuf');
     });
+
+    /**
+     * How statements shared by several requests (`owners`: their spans, each in a trace of its own)
+     * are traced: each owner's trace holds at most one `spanName` span, below the owner, and
+     * the statement's query (its text one of `statements`) at most once: below the owner when the
+     * statement was its own, below its `spanName` span when it carried a shared one, and not at all
+     * when it rode along (its span then links to the carrier's, in another owner's trace). Every
+     * owner is served exactly once. Returns whether any statement was shared.
+     */
+    function expectSharedStatements(
+      owners: ReceivedSpan[],
+      spanName: string,
+      statements: string[],
+    ): boolean {
+      const traces = new Set(owners.map((o) => o.traceId));
+      expect(traces.size).toBe(owners.length);
+      const spans = otlp.find((s) => traces.has(s.traceId));
+      const byId = new Map(spans.map((s) => [s.spanId, s]));
+      const batches = spans.filter((s) => s.name === spanName);
+      const queries = spans.filter((s) =>
+        statements.includes(String(s.attributes['db.query.text'])),
+      );
+      for (const owner of owners) {
+        const inTrace = (list: ReceivedSpan[]) => list.filter((s) => s.traceId === owner.traceId);
+        const [batch, ...moreBatches] = inTrace(batches);
+        const ownQueries = inTrace(queries);
+        expect(moreBatches).toEqual([]);
+        // A statement shows once in the trace of an owner it served, never in another one's.
+        expect(ownQueries.length).toBeLessThanOrEqual(1);
+        if (!batch) {
+          // A statement of its own: its query below the owner's span, as without batching.
+          expect(ownQueries).toHaveLength(1);
+          expect(ownQueries[0].parentSpanId).toBe(owner.spanId);
+          continue;
+        }
+        expect(batch.parentSpanId).toBe(owner.spanId);
+        expect(batch.attributes['workflow.batch.size']).toBeGreaterThan(1);
+        if (ownQueries.length === 1) {
+          // The owner whose trace holds the shared statement's query.
+          expect(ownQueries[0].parentSpanId).toBe(batch.spanId);
+          expect(batch.links).toEqual([]);
+        } else {
+          // The others: linked to that span, in the trace of another owner.
+          expect(batch.links).toHaveLength(1);
+          const carrier = byId.get(batch.links[0].spanId);
+          expect(carrier?.name).toBe(spanName);
+          expect(carrier?.traceId).not.toBe(owner.traceId);
+          expect(queries.filter((q) => q.parentSpanId === carrier?.spanId)).toHaveLength(1);
+        }
+      }
+      // Each query served as many owners as its statement carried: all of them, once.
+      const carried = queries.map((q) => {
+        const parent = byId.get(q.parentSpanId);
+        return parent?.name === spanName ? Number(parent.attributes['workflow.batch.size']) : 1;
+      });
+      expect(carried.reduce((a, b) => a + b, 0)).toBe(owners.length);
+      return batches.length > 0;
+    }
+
+    it.each([
+      ['GET one run', 'batch run.read', RUN_DETAILS],
+      ['POST a run', 'batch run.create', CREATE_RUNS],
+    ])(
+      "shows a statement that several requests share (%s) in each one's trace, its query in one of them",
+      async (route, spanName, statement) => {
+        const { key } = await createWorkspaceWithKey(http);
+        const definitionId = await createDefinition(http, key, [
+          { type: 'external_event', name: 'hold', signalType: 'go' },
+        ]);
+        const first = await http
+          .post('/v1/workflow-runs')
+          .set('x-api-key', key)
+          .send({ definitionId, input: {} });
+        expect(first.status).toBe(201);
+        const runId = first.body.data.id as string;
+        const send = (traceparent: string) =>
+          route === 'GET one run'
+            ? http
+                .get(`/v1/workflow-runs/${runId}`)
+                .set('x-api-key', key)
+                .set('traceparent', traceparent)
+            : http
+                .post('/v1/workflow-runs')
+                .set('x-api-key', key)
+                .set('traceparent', traceparent)
+                .send({ definitionId, input: {} });
+        // Bursts of concurrent requests until one statement carried several of them (two statements
+        // run at once: from the third request of a burst on, requests wait and go together).
+        for (let burst = 1; ; burst++) {
+          const callers = Array.from({ length: 30 }, () => callerContext());
+          const answers = await Promise.all(callers.map((c) => send(c.header)));
+          for (const res of answers) expect(res.status).toBe(route === 'GET one run' ? 200 : 201);
+          const traces = new Set(callers.map((c) => c.traceId));
+          const servers = await waitFor('the server spans of the burst', () => {
+            const found = otlp.find((s) => traces.has(s.traceId) && s.kind === SPAN_KIND.SERVER);
+            return found.length === callers.length ? found : undefined;
+          });
+          if (expectSharedStatements(servers, spanName, [statement])) break;
+          if (burst === 10) throw new Error('no statement was shared by two requests in 10 bursts');
+        }
+      },
+    );
 
     it('puts trace_id and span_id on the log lines written inside a span', async () => {
       const { key } = await createWorkspaceWithKey(http);

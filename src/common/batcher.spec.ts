@@ -1,3 +1,5 @@
+import { context, createContextKey, type Context } from '@opentelemetry/api';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { Batcher } from './batcher';
 
 /** A read whose batches are answered by the test: each call waits until `answer` settles it. */
@@ -45,6 +47,48 @@ describe('Batcher', () => {
     calls[2].answer(['c', 'd', 'e']);
     calls[3].answer(['f', 'g', 'h']);
     await expect(Promise.all(loads)).resolves.toEqual(['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']);
+  });
+
+  it("runs each statement in its first item's context, never in that of an earlier batch", async () => {
+    // The SDK's context manager (AsyncLocalStorage), as the service registers it with tracing on.
+    new NodeTracerProvider().register();
+    const request = createContextKey('request');
+    const { calls, read } = controlledRead();
+    const ran: unknown[] = [];
+    const handed: unknown[][] = [];
+    const name = (ctx: Context) => ctx.getValue(request);
+    const plain = new Batcher(
+      (items: readonly number[]) => {
+        ran.push(name(context.active()));
+        return read(items);
+      },
+      { maxInFlight: 1, maxBatch: 100 },
+    );
+    const traced = new Batcher(read, {
+      maxInFlight: 1,
+      maxBatch: 100,
+      inContexts: (contexts, run) => {
+        handed.push(contexts.map(name));
+        return run();
+      },
+    });
+    const load = (batcher: Batcher<number, string>, who: string, n: number) =>
+      context.with(context.active().setValue(request, who), () => batcher.load(n));
+    const a = load(plain, 'a', 1);
+    const later = [load(plain, 'b', 2), load(plain, 'c', 3)];
+    calls[0].answer(['one']);
+    await a;
+    calls[1].answer(['two', 'three']);
+    await Promise.all(later);
+    // The second statement starts in a's promise callback, but runs in b's context.
+    expect(ran).toEqual(['a', 'b']);
+    const d = load(traced, 'd', 4);
+    const more = [load(traced, 'e', 5), load(traced, 'f', 6)];
+    calls[2].answer(['four']);
+    await d;
+    calls[3].answer(['five', 'six']);
+    await Promise.all(more);
+    expect(handed).toEqual([['d'], ['e', 'f']]);
   });
 
   it('keeps a batch within maxWeight, and sends an item heavier than that alone', async () => {

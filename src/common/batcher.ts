@@ -1,3 +1,5 @@
+import { context, type Context } from '@opentelemetry/api';
+
 /**
  * What many requests need from the database at the same moment (GET one run's read, a run's create),
  * done by one statement: `load` queues one item; a batch (every item queued, within BatchLimits) starts
@@ -8,11 +10,16 @@
  * was queued, so it sees everything committed before the request asked.
  *
  * `run` answers the items of a batch in their order (undefined: nothing for that item); a failed
- * statement fails every item of its batch.
+ * statement fails every item of its batch. A statement runs in the context of its first item's
+ * request (unless `BatchLimits.inContexts` says otherwise), never in that of a request from an
+ * earlier batch, which a promise callback would carry: its query span lands in the trace of a request
+ * it serves.
  */
 export class Batcher<Item, Result> {
   private queue: Array<{
     item: Item;
+    /** The request's context when it queued the item (tracing). */
+    context: Context;
     resolve: (result: Result | undefined) => void;
     reject: (err: unknown) => void;
   }> = [];
@@ -25,7 +32,7 @@ export class Batcher<Item, Result> {
 
   load(item: Item): Promise<Result | undefined> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ item, resolve, reject });
+      this.queue.push({ item, context: context.active(), resolve, reject });
       this.pump();
     });
   }
@@ -34,7 +41,13 @@ export class Batcher<Item, Result> {
     while (this.inFlight < this.limits.maxInFlight && this.queue.length > 0) {
       const batch = this.take();
       this.inFlight++;
-      this.run(batch.map((b) => b.item)).then(
+      const items = batch.map((b) => b.item);
+      const contexts = batch.map((b) => b.context);
+      const run = () => this.run(items);
+      (this.limits.inContexts
+        ? this.limits.inContexts(contexts, run)
+        : context.with(contexts[0], run)
+      ).then(
         (results) => {
           this.inFlight--;
           batch.forEach((b, i) => b.resolve(results[i]));
@@ -74,6 +87,11 @@ export interface BatchLimits<Item> {
    */
   weigh?: (item: Item) => number;
   maxWeight?: number;
+  /**
+   * Runs a statement, given the contexts in which its items were queued, in their order (tracing:
+   * `traceBatch`). Without it, the statement runs in the first item's context.
+   */
+  inContexts?: <T>(contexts: readonly Context[], run: () => Promise<T>) => Promise<T>;
 }
 
 /**

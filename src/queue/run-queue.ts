@@ -6,6 +6,7 @@ import { Database, type Queryable } from '../common/database';
 import { KEY_ACTIVE } from '../common/key-check.sql';
 import { timeOrderedUuid } from '../common/ids';
 import { Metrics } from '../metrics/metrics';
+import { traceBatch } from '../tracing/spans';
 import { enqueueWebhookEvent } from './outbox';
 import type { ReceivedSignal } from './outcome-plan';
 import * as SQL from './queue.sql';
@@ -107,6 +108,7 @@ export class RunQueue {
    * the same moment in one statement (CREATE_RUNS).
    */
   private readonly creates = new Batcher<NewRun, CreatedRow>((runs) => this.createMany(runs), {
+    inContexts: (contexts, run) => traceBatch('batch run.create', contexts, run),
     maxInFlight: CREATE_STATEMENTS,
     maxBatch: CREATE_BATCH,
     weigh: (run) => run[2].length,

@@ -5,6 +5,7 @@ import { Database } from '../common/database';
 import { Batcher, inItemOrder } from '../common/batcher';
 import { RUN_COLUMNS } from '../queue/queue.sql';
 import type { RunStatus } from '../queue/statuses';
+import { traceBatch } from '../tracing/spans';
 
 export interface StepRunRow {
   id: string;
@@ -237,6 +238,7 @@ const DETAIL_BATCH = 200;
 export class RunsRepository {
   /** GET one run's reads, those made at the same moment in one statement (README "Performance"). */
   private readonly details = new Batcher<DetailRead, string>((reads) => this.readDetails(reads), {
+    inContexts: (contexts, run) => traceBatch('batch run.read', contexts, run),
     maxInFlight: DETAIL_STATEMENTS,
     maxBatch: DETAIL_BATCH,
   });

@@ -1,5 +1,11 @@
-import { TraceFlags } from '@opentelemetry/api';
-import { parseTraceparent, traceparentForRun, traceStep, tracingEnabled } from './spans';
+import { ROOT_CONTEXT, TraceFlags } from '@opentelemetry/api';
+import {
+  parseTraceparent,
+  traceBatch,
+  traceparentForRun,
+  traceStep,
+  tracingEnabled,
+} from './spans';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const SPAN = 'b7ad6b7169203331';
@@ -56,5 +62,15 @@ describe('with tracing off', () => {
     };
     await expect(traceStep(step, () => Promise.resolve('done'))).resolves.toBe('done');
     await expect(traceStep(step, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+  });
+
+  it('runs a shared statement without making a span', async () => {
+    const contexts = [ROOT_CONTEXT, ROOT_CONTEXT];
+    await expect(traceBatch('batch', contexts, () => Promise.resolve('rows'))).resolves.toBe(
+      'rows',
+    );
+    await expect(
+      traceBatch('batch', contexts, () => Promise.reject(new Error('lost'))),
+    ).rejects.toThrow('lost');
   });
 });

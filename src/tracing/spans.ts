@@ -109,6 +109,53 @@ async function inSpan<T>(span: Span, parent: Context, fn: () => Promise<T>): Pro
   }
 }
 
+/**
+ * One statement run for several requests (a `Batcher`'s batch; `contexts` are the requests' contexts
+ * when they queued, in the batch's order), so that its query span lands in the trace of a request it
+ * serves, never in that of a request from an earlier batch (whose context a promise callback would
+ * carry). A statement of one request runs in that request's context, traced as it would be without
+ * batching. A statement shared by two or more requests gets a span `name` in the first sampled
+ * request's trace, with the query below it, and one in each other sampled request's trace, linked to
+ * it: every request's trace shows the statement it waited for. With none sampled, it runs in the
+ * first request's context (and the query makes no span, as for any request sampled out).
+ */
+export function traceBatch<T>(
+  name: string,
+  contexts: readonly Context[],
+  fn: () => Promise<T>,
+): Promise<T> {
+  if (!enabled || contexts.length === 0) return fn();
+  const sampled = contexts.length > 1 ? contexts.filter(isRecording) : [];
+  if (sampled.length === 0) return context.with(contexts[0], fn);
+  const attributes = { 'workflow.batch.size': contexts.length };
+  const carrier = tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes }, sampled[0]);
+  const links = [{ context: carrier.spanContext() }];
+  const riders = sampled
+    .slice(1)
+    .map((parent) =>
+      tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes, links }, parent),
+    );
+  const settled = inSpan(carrier, sampled[0], fn);
+  return settled.then(
+    (result) => {
+      for (const span of riders) span.end();
+      return result;
+    },
+    (err: unknown) => {
+      const message = truncate(err instanceof Error ? err.message : String(err));
+      for (const span of riders) {
+        span.setStatus({ code: SpanStatusCode.ERROR, message });
+        span.end();
+      }
+      throw err;
+    },
+  );
+}
+
+function isRecording(ctx: Context): boolean {
+  return trace.getSpan(ctx)?.isRecording() ?? false;
+}
+
 /** The step run an execution span describes (the executor's claimed step). */
 export interface TracedStep {
   id: string;

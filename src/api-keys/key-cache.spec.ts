@@ -3,7 +3,7 @@ import { KeyCache } from './key-cache';
 const key = (n: number) => ({ keyId: `id-${n}`, workspaceId: 'ws', scopes: [] });
 
 describe('KeyCache', () => {
-  it('keeps at most its capacity, the oldest entry making room', () => {
+  it('keeps at most its capacity, the least recently used entry making room', () => {
     const cache = new KeyCache(2);
     cache.set('a', key(1));
     cache.set('b', key(2));
@@ -21,6 +21,20 @@ describe('KeyCache', () => {
     cache.set('c', key(3));
     expect(cache.get('a')).toEqual(key(1));
     expect(cache.get('b')).toBeUndefined();
+  });
+
+  it('keeps a key in use while others come and go', () => {
+    const cache = new KeyCache(2);
+    cache.set('a', key(1));
+    cache.set('b', key(2));
+    expect(cache.get('a')).toEqual(key(1));
+    cache.set('c', key(3));
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')).toEqual(key(1));
+    cache.set('d', key(4));
+    expect(cache.get('c')).toBeUndefined();
+    expect(cache.get('a')).toEqual(key(1));
+    expect(cache.get('d')).toEqual(key(4));
   });
 
   it('drops a key on delete, and keeps nothing at capacity 0', () => {

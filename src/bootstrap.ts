@@ -5,7 +5,13 @@ import type { Express } from 'express';
 import { SwaggerModule } from '@nestjs/swagger';
 import type { Logger as Pino } from 'pino';
 import { AppModule } from './app.module';
-import { accessLog, answerClientErrors, jsonBody, requestId } from './common/http-middleware';
+import {
+  accessLog,
+  answerClientErrors,
+  answerInFull,
+  jsonBody,
+  requestId,
+} from './common/http-middleware';
 import { PinoNestLogger } from './common/logger';
 import { declaredRoutes, takesKey } from './common/route-table';
 import { mountConsole } from './console/console-static';
@@ -33,6 +39,10 @@ export async function createApp(
     },
   );
   app.disable('x-powered-by');
+  // No ETag on the API's answers (see answerInFull): Express hashes every body for one (SHA-1), which
+  // cost GET one run about a tenth of its requests/s (README "Performance"). The console's page sets
+  // its own (console-static.ts).
+  app.set('etag', false);
   // README "Scopes": a route that takes a key but declares no scope (an extension's controller, say)
   // is open only to keys holding every scope; say so once rather than leave it to a puzzled 403.
   const undeclared = declaredRoutes(app).filter((r) => takesKey(r) && r.scope === undefined);
@@ -62,6 +72,7 @@ export async function createApp(
   if (mountConsole(express) === 'not built') {
     logger.warn('the console is not built (run npm run build): /console answers 503');
   }
+  app.use(answerInFull());
   app.use(jsonBody());
 
   const document = buildOpenApiDocument(app, app.get(StepTypeRegistry).types());

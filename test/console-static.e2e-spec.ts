@@ -40,6 +40,20 @@ describe('the console is served by the service at /console', () => {
     }
   });
 
+  it('lets a browser revalidate its page: one ETag for every deep link, 304 while it matches', async () => {
+    const page = await t.http.get('/console');
+    const tag = String(page.headers.etag);
+    expect(tag).toMatch(/^"[\w-]+"$/);
+    const deep = await t.http.get('/console/runs/abc');
+    expect(deep.headers.etag).toBe(tag);
+    const unchanged = await t.http.get('/console/approvals').set('if-none-match', tag);
+    expect(unchanged.status).toBe(304);
+    expect(unchanged.text).toBe('');
+    const stale = await t.http.get('/console').set('if-none-match', '"an-older-build"');
+    expect(stale.status).toBe(200);
+    expect(stale.text).toBe(page.text);
+  });
+
   it('serves the built assets with long caching, and 404 in the envelope for a missing one', async () => {
     const assets = readdirSync(join(CONSOLE_DIR, 'assets')).filter((name) => name.endsWith('.js'));
     expect(assets.length).toBeGreaterThan(0);

@@ -269,6 +269,25 @@ describe('the HTTP envelope', () => {
     });
   });
 
+  describe('conditional requests', () => {
+    it('answers without an ETag, so a GET with If-None-Match gets the whole answer (200), never a 304', async () => {
+      const { key } = await createWorkspaceWithKey(t.http);
+      for (const path of ['/v1/workflow-runs', '/v1/workflow-definitions', '/live']) {
+        const first = await t.http.get(path).set('x-api-key', key);
+        expect(first.status).toBe(200);
+        expect(first.headers.etag).toBeUndefined();
+        for (const [header, value] of [
+          ['if-none-match', '*'],
+          ['if-modified-since', new Date(Date.now() + 3_600_000).toUTCString()],
+        ]) {
+          const again = await t.http.get(path).set('x-api-key', key).set(header, value);
+          expect(again.status).toBe(200);
+          expect(again.body).toEqual(first.body);
+        }
+      }
+    });
+  });
+
   describe('X-Request-Id', () => {
     it('echoes a well-formed X-Request-Id', async () => {
       const res = await t.http.get('/live').set('x-request-id', 'client-req-42');

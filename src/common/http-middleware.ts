@@ -36,6 +36,20 @@ export function requestId(): RequestHandler {
 }
 
 /**
+ * The API answers every request in full: it sends no validators (the app's `etag` setting is off), and
+ * a request's `If-None-Match` and `If-Modified-Since` are dropped before any route sees them, as
+ * Express would otherwise answer `If-None-Match: *` with an empty 304, which no operation declares.
+ * Mounted after the console, whose page and files keep their validators.
+ */
+export function answerInFull(): RequestHandler {
+  return (req: Request, _res: Response, next: NextFunction) => {
+    delete req.headers['if-none-match'];
+    delete req.headers['if-modified-since'];
+    next();
+  };
+}
+
+/**
  * The client's address: the TCP peer, or with TRUST_PROXY the address the trusted proxies forwarded
  * (Express's `req.ip`). An IPv4 client of a dual-stack listener shows as plain IPv4 (`127.0.0.1`, not
  * `::ffff:127.0.0.1`), the same whichever way the server listens.

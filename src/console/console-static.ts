@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Express, type Request, type Response } from 'express';
@@ -51,6 +52,9 @@ export function mountConsole(app: Express, dir: string = CONSOLE_DIR): 'served' 
     return 'not built';
   }
   const index = readFileSync(indexFile);
+  // The page's ETag, made once (the app's answers get none, see bootstrap.ts): a browser revalidating
+  // the page (no-cache) gets 304 from res.send until a new build changes it.
+  const indexTag = `"${createHash('sha1').update(index).digest('base64url')}"`;
   app.use(
     '/console/assets',
     (_req: Request, res: Response, next: () => void) => {
@@ -70,6 +74,7 @@ export function mountConsole(app: Express, dir: string = CONSOLE_DIR): 'served' 
   app.get(CONSOLE_PAGES, (_req: Request, res: Response) => {
     secure(res);
     res.setHeader('Cache-Control', 'no-cache');
+    res.setHeader('ETag', indexTag);
     res.type('html').send(index);
   });
   return 'served';

@@ -5,9 +5,10 @@ export type CachedKey = Pick<KeyAuth, 'keyId' | 'workspaceId' | 'scopes'>;
 
 /**
  * Active API keys this process has read, by hash, at most `capacity` of them (the least recently used
- * entry makes room, so the keys in use stay while more keys than that come and go). A key's workspace and scopes never change; only its revocation does, which the cache cannot
- * know: an entry is only ever used on a route whose statement checks the key is still active (README
- * "API key cache"), and is dropped once one finds it revoked. Capacity 0 turns the cache off.
+ * entry makes room, so the keys in use stay while more keys than that come and go). A key's workspace
+ * and scopes never change; only its revocation does, which the cache cannot know: an entry is only
+ * ever used on a route whose statement checks the key is still active (README "API key cache"), and
+ * is dropped once one finds it revoked. Capacity 0 turns the cache off.
  */
 export class KeyCache {
   private readonly entries = new Map<string, CachedKey>();

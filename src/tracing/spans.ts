@@ -135,7 +135,8 @@ export function traceBatch<T>(
     .map((parent) =>
       tracer().startSpan(name, { kind: SpanKind.INTERNAL, attributes, links }, parent),
     );
-  const settled = inSpan(carrier, sampled[0], fn);
+  // In that request's context even if the carrier is not recording (inSpan then runs fn as it is).
+  const settled = context.with(sampled[0], () => inSpan(carrier, sampled[0], fn));
   return settled.then(
     (result) => {
       for (const span of riders) span.end();

@@ -764,7 +764,7 @@ async function scenarioScale(server: DatabaseServer, opts: BenchOptions, r: Resu
     } finally {
       await empty.close();
     }
-    const b = { median: medianSample(samples.scale) };
+    const onTop = medianSample(samples.scale);
     const reference = medianSample(samples.empty);
     r.scale = {
       runs: inserted.runs,
@@ -773,9 +773,9 @@ async function scenarioScale(server: DatabaseServer, opts: BenchOptions, r: Resu
       insertSeconds: inserted.seconds,
       filterStatus,
       queries,
-      executionOnly: b.median,
+      executionOnly: onTop,
       reference,
-      vsBaseline: b.median.runsPerSec / reference.runsPerSec,
+      vsBaseline: onTop.runsPerSec / reference.runsPerSec,
       plans,
     };
   } catch (err) {

@@ -12,6 +12,7 @@ import {
   jsonBody,
   requestId,
 } from './common/http-middleware';
+import { PrebuiltPrototypesAdapter } from './common/express-adapter';
 import { PinoNestLogger } from './common/logger';
 import { declaredRoutes, takesKey } from './common/route-table';
 import { mountConsole } from './console/console-static';
@@ -32,6 +33,7 @@ export async function createApp(
 ): Promise<NestExpressApplication> {
   const app = await NestFactory.create<NestExpressApplication>(
     AppModule.forRoot(config, extraImports),
+    new PrebuiltPrototypesAdapter(),
     {
       bodyParser: false,
       logger: new PinoNestLogger(logger),

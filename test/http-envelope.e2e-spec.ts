@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import { createTestApp, type TestApp } from './support/app';
 import { createTestDatabase, onServer, runSql } from './support/database';
@@ -285,6 +286,32 @@ describe('the HTTP envelope', () => {
           expect(again.body).toEqual(first.body);
         }
       }
+    });
+  });
+
+  describe('request objects', () => {
+    it("creates each request and response with the Express app's prototypes, so Express never has to change them", async () => {
+      const express = t.app.getHttpAdapter().getInstance() as { request: object; response: object };
+      const server = t.app.getHttpServer() as Server;
+      const seen: boolean[] = [];
+      const probe = (req: object, res: object): void => {
+        seen.push(
+          Object.getPrototypeOf(req) === express.request,
+          Object.getPrototypeOf(res) === express.response,
+        );
+      };
+      // Runs before Express's own listener sees the request.
+      server.prependListener('request', probe);
+      try {
+        const { key } = await createWorkspaceWithKey(t.http);
+        const res = await t.http.get('/v1/workspaces/current').set('x-api-key', key);
+        expect(res.status).toBe(200);
+        expect((await t.http.get('/live')).status).toBe(200);
+      } finally {
+        server.removeListener('request', probe);
+      }
+      expect(seen.length).toBeGreaterThanOrEqual(6);
+      expect(seen.every(Boolean)).toBe(true);
     });
   });
 

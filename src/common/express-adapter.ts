@@ -24,7 +24,7 @@ function withPrototype<T extends Constructor>(base: T, prototype: object): T {
  * same for the response). On V8, changing the prototype of a freshly made object keeps it and what it
  * references alive through the next scavenges: measured on the bench machine with a bare Express 5 app
  * at 1,300 requests/s, about 4 MB survived each young-generation collection and each took 10-13 ms,
- * which is the tail of every route (p99 10-15 ms in an open loop, against 4 ms for `node:http` alone).
+ * the whole of that app's tail (p99 10-15 ms in an open loop, against 4 ms for `node:http` alone).
  * Built with the right prototype, the request dies young: scavenges of under 1 ms, p99 4 ms. Express's
  * own call then changes nothing (setting an object's prototype to the one it has is a no-op), and a
  * request through a mounted sub-app still gets that app's prototypes as before.

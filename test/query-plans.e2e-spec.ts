@@ -212,16 +212,22 @@ describe('query plans of the hot paths', () => {
 
   it("takes the unfiltered total from the workspace's parts in run_counts, never from its runs", async () => {
     // 20,000 runs in the workspace; the list's one statement pages them and sums their count.
-    const { count, both } = runListStatements(workspaceId, {}, 20, 40, randomUUID());
+    const { count, batch } = runListStatements(workspaceId, {}, 20, 40);
     const counted = await plan(count.text, count.values);
     expect(counted.map((n) => n['Relation Name']).filter(Boolean)).toEqual(['run_counts']);
-    const listed = await plan(both.text, both.values);
-    expect(listed.filter((n) => n['Relation Name'] === 'workflow_runs').length).toBeGreaterThan(0);
-    expectIndexes(
-      listed,
-      ['workflow_runs', 'api_keys'],
-      ['workflow_runs_list_idx', 'workflow_runs_pkey', 'api_keys_pkey'],
-    );
+    // The statement the API sends: one read, and reads batched together, each with a cached key.
+    for (const reads of [1, 20]) {
+      const values = batch.values.map((v) => Array.from({ length: reads }, () => v));
+      const keys = Array.from({ length: reads }, () => randomUUID());
+      const listed = await plan(batch.text, [...values, keys]);
+      expect(listed.filter((n) => n['Relation Name'] === 'workflow_runs').length).toBeGreaterThan(0);
+      expect(listed.filter((n) => n['Relation Name'] === 'run_counts').length).toBeGreaterThan(0);
+      expectIndexes(
+        listed,
+        ['workflow_runs', 'api_keys'],
+        ['workflow_runs_list_idx', 'workflow_runs_pkey', 'api_keys_pkey'],
+      );
+    }
   });
 
   it('claims due schedules through their partial index, probing running runs by index', async () => {

@@ -63,13 +63,7 @@ export interface Statement {
   values: unknown[];
 }
 
-/**
- * The run list's statements for a filter: a page and the total, and the two in one statement (`both`,
- * what the API runs: one round trip). Deferred join: the page's ids come from the covering index
- * alone (the offset is walked there, never in the table), then only those rows are read. Without a
- * filter the total is the workspace's sum in `run_counts` (migration RunCounts), never a count of its
- * runs. Exported so that the query-plan test plans exactly what the API runs.
- */
+/** The run list's filters. */
 export interface RunListFilter {
   status?: string;
   definitionId?: string;
@@ -82,86 +76,103 @@ export interface RunListFilter {
   createdTo?: Date;
 }
 
+/**
+ * The run list's statements for a filter: a page, the total, and both in one statement for a batch of
+ * reads of the same filters and page (`batch`, what the API runs: one round trip for the reads that
+ * arrive together, one row each). Deferred join: the page's ids come from the covering index alone
+ * (the offset is walked there, never in the table), then only those rows are read. Without a filter
+ * the total is the workspace's sum in `run_counts` (migration RunCounts), never a count of its runs.
+ * Exported so that the query-plan test plans exactly what the API runs.
+ */
 export function runListStatements(
   workspaceId: string,
   filter: RunListFilter,
   limit: number,
   offset: number,
-  cachedKeyId: string | null = null,
-): { page: Statement; count: Statement; both: Statement } {
+): { page: Statement; count: Statement; batch: BatchedListStatement } {
   const where = ['workspace_id = $1'];
   const params: unknown[] = [workspaceId];
-  if (filter.status) {
-    params.push(filter.status);
-    where.push(`status = $${params.length}`);
-  }
-  if (filter.definitionId) {
-    params.push(filter.definitionId);
-    where.push(`definition_id = $${params.length}`);
-  }
-  if (filter.scheduleId) {
-    params.push(filter.scheduleId);
-    where.push(`schedule_id = $${params.length}`);
-  }
-  if (filter.parentRunId) {
-    params.push(filter.parentRunId);
-    where.push(`parent_run_id = $${params.length}`);
-  }
+  const types = ['uuid'];
+  const add = (column: string, op: string, value: unknown, type: string): void => {
+    params.push(value);
+    types.push(type);
+    where.push(`${column} ${op} $${params.length}`);
+  };
+  if (filter.status) add('status', '=', filter.status, 'text');
+  if (filter.definitionId) add('definition_id', '=', filter.definitionId, 'uuid');
+  if (filter.scheduleId) add('schedule_id', '=', filter.scheduleId, 'uuid');
+  if (filter.parentRunId) add('parent_run_id', '=', filter.parentRunId, 'uuid');
   // A range on created_at, the column every list index orders by after its equality columns: the
   // index scan starts and stops at the bounds.
-  if (filter.createdFrom) {
-    params.push(filter.createdFrom);
-    where.push(`created_at >= $${params.length}`);
-  }
-  if (filter.createdTo) {
-    params.push(filter.createdTo);
-    where.push(`created_at < $${params.length}`);
-  }
+  if (filter.createdFrom) add('created_at', '>=', filter.createdFrom, 'timestamptz');
+  if (filter.createdTo) add('created_at', '<', filter.createdTo, 'timestamptz');
   const clause = where.join(' AND ');
   if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0) {
     throw new Error(`run list: bad limit ${limit} or offset ${offset}`);
   }
   // LIMIT and OFFSET are literals (checked integers), so that a named statement's generic plan knows
   // them and is as good as a custom one: PostgreSQL then stops planning it at every execution.
-  const page = `SELECT ${RUN_COLUMNS_OF_R} FROM workflow_runs r
-         JOIN (SELECT id FROM workflow_runs WHERE ${clause}
+  const pageOf = (condition: string): string => `SELECT ${RUN_COLUMNS_OF_R} FROM workflow_runs r
+         JOIN (SELECT id FROM workflow_runs WHERE ${condition}
                ORDER BY created_at DESC, id DESC
                LIMIT ${limit} OFFSET ${offset}) page ON page.id = r.id
          ORDER BY r.created_at DESC, r.id DESC`;
-  const count =
+  const countOf = (condition: string, workspace: string): string =>
     params.length === 1
-      ? 'SELECT COALESCE(sum(runs), 0) AS total FROM run_counts WHERE workspace_id = $1'
-      : `SELECT count(*) AS total FROM workflow_runs WHERE ${clause}`;
+      ? `SELECT COALESCE(sum(runs), 0) AS total FROM run_counts WHERE workspace_id = ${workspace}`
+      : `SELECT count(*) AS total FROM workflow_runs WHERE ${condition}`;
+  // The batch form: parameter i of each read is column p<i> of the reads' arrays.
+  const inBatch = clause.replace(/\$(\d+)/g, 'q.p$1');
+  const columns = types.map((_, i) => `p${i + 1}`);
+  const arrays = [...types, 'uuid'].map((type, i) => `$${i + 1}::${type}[]`);
   return {
-    page: { text: page, values: params },
-    count: { text: count, values: params },
-    // One row: the total, whether the cached key is still active (README "API key cache"), and the
-    // page as a JSON array of runs (runJson).
-    both: {
-      text: `WITH counted AS (${count}), page AS (${page})
-         SELECT counted.total, ${keyIsActive(`$${params.length + 1}`)} AS key_active,
+    page: { text: pageOf(clause), values: params },
+    count: { text: countOf(clause, '$1'), values: params },
+    // One row per read: the total, whether its cached key is still active (README "API key
+    // cache"), and its page as a JSON array of runs (runJson).
+    batch: {
+      text: `SELECT q.n::int AS n, (${countOf(inBatch, 'q.p1')}) AS total,
+                ${keyIsActive('q.key_id')} AS key_active,
                 (SELECT COALESCE(json_agg(${runJson('p')} ORDER BY p.created_at DESC, p.id DESC),
                                  '[]'::json)::text
-                 FROM page p) AS data
-         FROM counted`,
-      values: [...params, cachedKeyId],
+                 FROM (${pageOf(inBatch)}) p) AS data
+         FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS q(${columns.join(', ')}, key_id, n)`,
+      values: params,
     },
   };
 }
 
-const listStatementNames = new Map<string, string>();
-/** Named list statements at most, per process (and so per connection). */
-const MAX_LIST_STATEMENT_NAMES = 256;
+/**
+ * The run list's statement for many reads of the same filters and page (Batcher): `text` takes one
+ * array per parameter, then one of the reads' cached keys (null for none); `values` are one read's
+ * parameters.
+ */
+export interface BatchedListStatement {
+  text: string;
+  values: unknown[];
+}
+
+/** The values of one list read in a batch: its parameters, then its cached key's id (or null). */
+type ListRead = readonly unknown[];
+
+interface ListRow {
+  n: number;
+  total: string;
+  key_active: boolean;
+  data: string;
+}
 
 /**
- * A name for a first page's list statement, so that it is planned once per connection like the other
- * hot statements: one per combination of filters and page size in use, at most
- * MAX_LIST_STATEMENT_NAMES. Later pages, and any text past that bound, go unnamed (planned each time).
+ * First pages' list statements at most, per process: each has a name (planned once per connection,
+ * like the other hot statements) and a Batcher of its own. Later pages, and any statement past that
+ * bound, go unnamed and alone (planned each time).
  */
-function listStatementName(text: string, offset: number): string | undefined {
-  if (offset !== 0) return undefined;
+const MAX_LIST_STATEMENTS = 256;
+const listStatementNames = new Map<string, string>();
+
+function listStatementName(text: string): string | undefined {
   let name = listStatementNames.get(text);
-  if (name === undefined && listStatementNames.size < MAX_LIST_STATEMENT_NAMES) {
+  if (name === undefined && listStatementNames.size < MAX_LIST_STATEMENTS) {
     name = `runs_list_${listStatementNames.size}`;
     listStatementNames.set(text, name);
   }
@@ -232,6 +243,9 @@ type DetailRead = readonly [workspaceId: string, runId: string, keyId: string | 
  */
 const DETAIL_STATEMENTS = 2;
 const DETAIL_BATCH = 200;
+/** The same for the run list's first pages, per statement: a page is about 500 bytes per run. */
+const LIST_STATEMENTS = 2;
+const LIST_BATCH = 50;
 
 /** Run reads: the list, one run, its events and its step runs. Transitions are the queue's (RunQueue). */
 @Injectable()
@@ -242,6 +256,9 @@ export class RunsRepository {
     maxInFlight: DETAIL_STATEMENTS,
     maxBatch: DETAIL_BATCH,
   });
+
+  /** The run list's reads, one Batcher per first page's statement (listBatcher). */
+  private readonly lists = new Map<string, Batcher<ListRead, ListRow>>();
 
   constructor(private readonly db: Database) {}
 
@@ -256,15 +273,41 @@ export class RunsRepository {
     offset: number,
     key?: CachedKeyCheck,
   ): Promise<{ json: string; total: number }> {
-    const { both } = runListStatements(workspaceId, filter, limit, offset, key?.keyId ?? null);
-    const res = await this.db.query<{ total: string; key_active: boolean; data: string }>({
-      name: listStatementName(both.text, offset),
-      text: both.text,
-      values: both.values,
-    });
-    const row = res.rows[0];
+    const { batch } = runListStatements(workspaceId, filter, limit, offset);
+    const read: ListRead = [...batch.values, key?.keyId ?? null];
+    const batcher = offset === 0 ? this.listBatcher(batch.text) : undefined;
+    const row = batcher
+      ? await batcher.load(read)
+      : (await this.readLists(batch.text, undefined, [read]))[0];
+    if (!row) throw new Error('run list: the statement returned no row');
     key?.settle(row.key_active);
     return { json: row.data, total: Number(row.total) };
+  }
+
+  /** The Batcher of a first page's list statement, while there are at most MAX_LIST_STATEMENTS. */
+  private listBatcher(text: string): Batcher<ListRead, ListRow> | undefined {
+    let batcher = this.lists.get(text);
+    const name = listStatementName(text);
+    if (batcher === undefined && name !== undefined && this.lists.size < MAX_LIST_STATEMENTS) {
+      batcher = new Batcher<ListRead, ListRow>((reads) => this.readLists(text, name, reads), {
+        inContexts: (contexts, run) => traceBatch('batch run.list', contexts, run),
+        maxInFlight: LIST_STATEMENTS,
+        maxBatch: LIST_BATCH,
+      });
+      this.lists.set(text, batcher);
+    }
+    return batcher;
+  }
+
+  /** Reads of one list statement in one round trip: their values as one array per parameter. */
+  private async readLists(
+    text: string,
+    name: string | undefined,
+    reads: readonly ListRead[],
+  ): Promise<Array<ListRow | undefined>> {
+    const values = reads[0].map((_, i) => reads.map((read) => read[i]));
+    const res = await this.db.query<ListRow>({ name, text, values });
+    return inItemOrder(res.rows, reads.length);
   }
 
   /**

@@ -220,7 +220,9 @@ describe('query plans of the hot paths', () => {
       const values = batch.values.map((v) => Array.from({ length: reads }, () => v));
       const keys = Array.from({ length: reads }, () => randomUUID());
       const listed = await plan(batch.text, [...values, keys]);
-      expect(listed.filter((n) => n['Relation Name'] === 'workflow_runs').length).toBeGreaterThan(0);
+      expect(listed.filter((n) => n['Relation Name'] === 'workflow_runs').length).toBeGreaterThan(
+        0,
+      );
       expect(listed.filter((n) => n['Relation Name'] === 'run_counts').length).toBeGreaterThan(0);
       expectIndexes(
         listed,

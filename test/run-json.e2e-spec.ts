@@ -223,4 +223,47 @@ describe('runs written by the database', () => {
       }
     });
   });
+  it('answers each of many run list requests made at once with its own workspace and total', async () => {
+    // First pages of the list asked for at the same moment share a statement (runListStatements'
+    // batch): each must get its own workspace's runs and total, and a revoked key a 401.
+    const workspaces: Array<{ key: string; runs: string[] }> = [];
+    for (let w = 0; w < 2; w++) {
+      const { key } = await createWorkspaceWithKey(t.http);
+      const definitionId = await createDefinition(t.http, key, [
+        { type: 'wait', name: 'w', durationMs: 60_000 },
+      ]);
+      const runs: string[] = [];
+      for (let i = 0; i < 3 + 2 * w; i++) {
+        runs.push(await startRun(t.http, key, definitionId, { w, i }));
+      }
+      workspaces.push({ key, runs });
+    }
+    const revoked = await createScopedKey(t.http, workspaces[0].key, ['runs:read']);
+    expect((await t.http.get('/v1/workflow-runs').set('x-api-key', revoked.key)).status).toBe(200);
+    expect(
+      (await t.http.delete(`/v1/api-keys/${revoked.id}`).set('x-api-key', workspaces[0].key))
+        .status,
+    ).toBe(200);
+
+    const asks: Array<{ key: string; w?: number }> = [];
+    for (let n = 0; n < 20; n++) asks.push({ key: workspaces[n % 2].key, w: n % 2 });
+    for (let n = 0; n < 5; n++) asks.push({ key: revoked.key });
+    const answers = await Promise.all(
+      asks.map((ask) => t.http.get('/v1/workflow-runs').set('x-api-key', ask.key)),
+    );
+    answers.forEach((res, n) => {
+      const { w } = asks[n];
+      if (w === undefined) {
+        expect(res.status).toBe(401);
+        expect(res.body.error.code).toBe('AUTH_ERROR');
+        return;
+      }
+      const runs = workspaces[w].runs;
+      expect(res.status).toBe(200);
+      expect(res.body.meta.total).toBe(runs.length);
+      expect((res.body.data as Array<{ id: string }>).map((r) => r.id).sort()).toEqual(
+        [...runs].sort(),
+      );
+    });
+  });
 });

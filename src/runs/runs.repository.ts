@@ -284,11 +284,12 @@ export class RunsRepository {
     return { json: row.data, total: Number(row.total) };
   }
 
-  /** The Batcher of a first page's list statement, while there are at most MAX_LIST_STATEMENTS. */
+  /** The Batcher of a first page's list statement, for the statements that have a name. */
   private listBatcher(text: string): Batcher<ListRead, ListRow> | undefined {
     let batcher = this.lists.get(text);
-    const name = listStatementName(text);
-    if (batcher === undefined && name !== undefined && this.lists.size < MAX_LIST_STATEMENTS) {
+    if (batcher === undefined) {
+      const name = listStatementName(text);
+      if (name === undefined) return undefined;
       batcher = new Batcher<ListRead, ListRow>((reads) => this.readLists(text, name, reads), {
         inContexts: (contexts, run) => traceBatch('batch run.list', contexts, run),
         maxInFlight: LIST_STATEMENTS,

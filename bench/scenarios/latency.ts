@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
 import { call, request, type Service } from '../lib/service';
-import { cpuMs, freePort, median, nowMs, percentile, waitFor } from '../lib/util';
+import { cpuMs, freePort, log, median, nowMs, percentile, waitFor } from '../lib/util';
 import { insertRuns } from './scale';
 import { createRuns, waitCompleted, type Target } from './throughput';
 
@@ -212,7 +212,11 @@ async function openLoop(
   connections: number,
   rate: number,
 ): Promise<CannonResult> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
+  // First in, first out: every connection takes its turn, so none sits idle for the service's
+  // keep-alive timeout (5 s) to be closed just as a burst after a stall reaches for it, as Node's
+  // default (last in, first out) allows. A full run on 2026-12-07 counted 3 errors in 41,000
+  // requests there, unlogged then (they are now); none since.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: connections, scheduling: 'fifo' });
   const target = new URL(url);
   const latencies: number[] = [];
   let non2xx = 0;
@@ -242,7 +246,8 @@ async function openLoop(
           });
         },
       );
-      req.on('error', () => {
+      req.on('error', (err) => {
+        if (errors < 5) log(`${name}: ${err.message}`);
         errors++;
         resolve();
       });

@@ -35,6 +35,7 @@ import {
   FLOOR_OPEN_SAME,
   LIST,
   NEST_FLOOR,
+  pairedSeconds,
   dispatchLatency,
   type CannonResult,
   type DispatchResult,
@@ -1022,7 +1023,7 @@ function table(r: Results): string {
         : '';
       const measured = a.pairs
         ? `${r.options.apiConnections} conn, ${a.pairs.length} rounds of ` +
-          `${Math.max(1, Math.round(r.options.apiSeconds / 2))} s, each after GET /live as long`
+          `${pairedSeconds(r.options.apiSeconds)} s, each after GET /live as long`
         : conn;
       add(
         '4 API',

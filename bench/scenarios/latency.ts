@@ -326,6 +326,9 @@ async function withNestFloor<T>(use: (baseUrl: string) => Promise<T>): Promise<T
 /** Rounds of each paired measurement in scenario 4 (`GET /live`, then the route). */
 const PAIR_ROUNDS = 3;
 
+/** How long each half of a paired round lasts, given scenario 4's `--api-seconds`. */
+export const pairedSeconds = (seconds: number): number => Math.max(1, Math.round(seconds / 2));
+
 /**
  * `measure` in PAIR_ROUNDS rounds, each right after `GET /live` for as long (then `after`, e.g. a
  * drain): a route's share of the floor from the same minute, as the machine's speed drifts between
@@ -380,7 +383,7 @@ export async function apiLatency(
   await cannon(FLOOR, live, undefined, Math.min(seconds, 3), connections);
   await cannon(GET_ONE, one, t.apiKey, 1, connections);
   const usage = (measure: () => Promise<CannonResult>) => withUsage(svc, db, measure);
-  const paired = Math.max(1, Math.round(seconds / 2));
+  const paired = pairedSeconds(seconds);
   const out: CannonResult[] = [];
   out.push(await usage(() => cannon(FLOOR, live, undefined, seconds, connections)));
   out.push(

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
-import { log } from './util';
+import { cpuMs, log } from './util';
 
 /**
  * Where the benchmark's databases live: BENCH_DATABASE_URL, else the machine's PostgreSQL at
@@ -139,4 +139,22 @@ export async function walPosition(db: Client): Promise<number> {
     `SELECT (pg_current_wal_insert_lsn() - '0/0'::pg_lsn)::text AS at`,
   );
   return Number(rows[0].at);
+}
+
+/**
+ * CPU time (ms) each backend of `db`'s database has used so far, by pid, `db`'s own excepted; with
+ * backendCpuSince, what PostgreSQL spent on a measurement.
+ */
+export async function backendCpu(db: Client): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+  );
+  return new Map(rows.map((r) => [r.pid, cpuMs(r.pid)]));
+}
+
+/** The CPU time (ms) the database's backends used since `before` (backendCpu); new ones count whole. */
+export async function backendCpuSince(db: Client, before: Map<number, number>): Promise<number> {
+  let ms = 0;
+  for (const [pid, now] of await backendCpu(db)) ms += now - (before.get(pid) ?? 0);
+  return ms;
 }

@@ -5,6 +5,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { backendCpu, backendCpuSince } from '../lib/db';
 import { call, request, type Service } from '../lib/service';
 import { cpuMs, freePort, log, median, nowMs, percentile, waitFor } from '../lib/util';
 import { insertRuns } from './scale';
@@ -119,12 +120,6 @@ async function withUsage(
   db: Client,
   measure: () => Promise<CannonResult>,
 ): Promise<CannonResult> {
-  const backends = async (): Promise<Map<number, number>> => {
-    const { rows } = await db.query<{ pid: number }>(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-    );
-    return new Map(rows.map((r) => [r.pid, cpuMs(r.pid)]));
-  };
   const transactions = async (): Promise<number> => {
     const { rows } = await db.query<{ n: string }>(
       `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`,
@@ -132,7 +127,7 @@ async function withUsage(
     return Number(rows[0].n);
   };
   const xactBefore = await transactions();
-  const pgBefore = await backends();
+  const pgBefore = await backendCpu(db);
   const serviceBefore = cpuMs(svc.pid);
   const selfBefore = process.cpuUsage();
   const machineBefore = machineTicks();
@@ -142,8 +137,7 @@ async function withUsage(
   const machineAfter = machineTicks();
   const self = process.cpuUsage(selfBefore);
   const serviceMs = cpuMs(svc.pid) - serviceBefore;
-  let postgresMs = 0;
-  for (const [pid, after] of await backends()) postgresMs += after - (pgBefore.get(pid) ?? 0);
+  const postgresMs = await backendCpuSince(db, pgBefore);
   // Reported at a backend's next idle moment (at most once a second): wait for the last of them.
   await new Promise((resolve) => setTimeout(resolve, 1100));
   const xacts = (await transactions()) - xactBefore - 3; // the bench's own reads of the counters

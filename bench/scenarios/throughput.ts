@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { walPosition } from '../lib/db';
+import { backendCpu, backendCpuSince, walPosition } from '../lib/db';
 import { call, startService, type Service } from '../lib/service';
 import type { Throughput } from '../lib/types';
 import { cpuMs, nowMs, percentile, pooled, waitFor } from '../lib/util';
@@ -152,14 +152,7 @@ export async function executionOnly(
   const ids = await createRuns(api, t, count, inFlight);
   await beforeExecutor?.(ids);
   const executor = await startService(t.databaseUrl, { ...executorEnv, EXECUTOR_ENABLED: 'true' });
-  const backends = async (): Promise<number[]> =>
-    (
-      await db.query<{ pid: number }>(
-        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
-      )
-    ).rows.map((r) => r.pid);
-  const seen = new Map<number, number>();
-  for (const pid of await backends()) seen.set(pid, cpuMs(pid));
+  const backendsBefore = await backendCpu(db);
   const serviceBefore = cpuMs(executor.pid);
   const walBefore = await walPosition(db);
   let serviceMs: number;
@@ -169,9 +162,7 @@ export async function executionOnly(
     await waitCompleted(db, ids, 300_000);
     serviceMs = cpuMs(executor.pid) - serviceBefore;
     walBytes = (await walPosition(db)) - walBefore;
-    for (const pid of await backends()) {
-      postgresMs += cpuMs(pid) - (seen.get(pid) ?? 0);
-    }
+    postgresMs = await backendCpuSince(db, backendsBefore);
   } finally {
     await executor.stop();
   }

@@ -89,7 +89,7 @@ export function runListStatements(
   filter: RunListFilter,
   limit: number,
   offset: number,
-): { page: Statement; count: Statement; batch: BatchedListStatement } {
+): { page: Statement; count: Statement; batch: Statement } {
   const where = ['workspace_id = $1'];
   const params: unknown[] = [workspaceId];
   const types = ['uuid'];
@@ -128,8 +128,10 @@ export function runListStatements(
   return {
     page: { text: pageOf(clause), values: params },
     count: { text: countOf(clause, '$1'), values: params },
-    // One row per read: the total, whether its cached key is still active (README "API key
-    // cache"), and its page as a JSON array of runs (runJson).
+    // For many reads of the same filters and page (Batcher): `text` takes one array per parameter,
+    // then one of the reads' cached keys (null for none); `values` are one read's parameters. One
+    // row per read: the total, whether its cached key is still active (README "API key cache"), and
+    // its page as a JSON array of runs (runJson).
     batch: {
       text: `SELECT q.n::int AS n, (${countOf(inBatch, 'q.p1')}) AS total,
                 ${keyIsActive('q.key_id')} AS key_active,
@@ -140,16 +142,6 @@ export function runListStatements(
       values: params,
     },
   };
-}
-
-/**
- * The run list's statement for many reads of the same filters and page (Batcher): `text` takes one
- * array per parameter, then one of the reads' cached keys (null for none); `values` are one read's
- * parameters.
- */
-export interface BatchedListStatement {
-  text: string;
-  values: unknown[];
 }
 
 /** The values of one list read in a batch: its parameters, then its cached key's id (or null). */

@@ -12,7 +12,7 @@ import type { ReceivedSignal } from './outcome-plan';
 import * as SQL from './queue.sql';
 import { insertEvents } from './run-events';
 import { dropBufferedSignals } from './run-signals';
-import type { RunStatus } from './statuses';
+import { ENDED_STATUSES, type RunStatus } from './statuses';
 
 /** A run as the API answers it (RUN_COLUMNS). */
 export interface RunRow {
@@ -60,8 +60,6 @@ export type SignalResult =
   | { ok: false; reason: 'not-found' }
   | { ok: false; reason: 'terminal'; status: RunStatus }
   | { ok: false; reason: 'full'; buffered: number };
-
-const TERMINAL: ReadonlySet<RunStatus> = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 /** What a step of a definition needs to be queued: its name and type. */
 export interface StepRef {
@@ -357,7 +355,9 @@ export class RunQueue {
         )
       ).rows[0];
       if (!run) return { ok: false, reason: 'not-found' };
-      if (TERMINAL.has(run.status)) return { ok: false, reason: 'terminal', status: run.status };
+      if (ENDED_STATUSES.has(run.status)) {
+        return { ok: false, reason: 'terminal', status: run.status };
+      }
       const signalId = timeOrderedUuid();
       if (run.status === 'WAITING') {
         const received: ReceivedSignal = {

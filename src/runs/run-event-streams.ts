@@ -5,7 +5,7 @@ import { CapacityError, NotFoundError, ServiceUnavailableError } from '../common
 import { PgListener } from '../common/pg-listener';
 import { APP_CONFIG, type AppConfig } from '../config/app-config';
 import { ANNOUNCE_CHECK_MS, RUN_EVENTS_CHANNEL, RUN_EVENTS_LISTENER_NAME } from '../queue/channels';
-import type { RunStatus } from '../queue/statuses';
+import { ENDED_STATUSES } from '../queue/statuses';
 import { RunsRepository, type SequencedEventRow } from './runs.repository';
 import { toRunEventDto } from './runs.service';
 import { HEARTBEAT, SseResponse, sseMessage } from './sse';
@@ -33,7 +33,6 @@ const CAP_RETRY_AFTER_SECONDS = 5;
 
 /** The events after which a run has nothing more to say (unless a FAILED run is retried). */
 const TERMINAL_EVENTS = new Set(['WORKFLOW_COMPLETED', 'WORKFLOW_FAILED', 'WORKFLOW_CANCELLED']);
-const TERMINAL_STATUSES = new Set<RunStatus>(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 /** One open stream: where it is in its run's events. */
 interface Stream {
@@ -122,7 +121,7 @@ export class RunEventStreams implements OnModuleDestroy {
       // An id past the run's last event (another run's, or made up) resumes at the run's end.
       const after = Math.min(lastEventId, run.lastSeq);
       const first = await this.read(workspaceId, runId, after);
-      if (first.length === 0 && TERMINAL_STATUSES.has(run.status)) {
+      if (first.length === 0 && ENDED_STATUSES.has(run.status)) {
         res.status(204).end();
         return;
       }

@@ -4,7 +4,7 @@ import type { CachedKeyCheck } from '../common/auth';
 import { Database } from '../common/database';
 import { Batcher, inItemOrder } from '../common/batcher';
 import { RUN_COLUMNS } from '../queue/queue.sql';
-import type { RunStatus } from '../queue/statuses';
+import { ENDED_STATUSES, type RunStatus } from '../queue/statuses';
 import { traceBatch } from '../tracing/spans';
 
 export interface StepRunRow {
@@ -65,7 +65,7 @@ export interface Statement {
 
 /** The run list's filters. */
 export interface RunListFilter {
-  status?: string;
+  status?: RunStatus;
   definitionId?: string;
   scheduleId?: string;
   /** The runs started by this run's `workflow` steps (its children). */
@@ -98,7 +98,14 @@ export function runListStatements(
     types.push(type);
     where.push(`${column} ${op} $${params.length}`);
   };
-  if (filter.status) add('status', '=', filter.status, 'text');
+  // `ended_status` (migration EndedStatus) is what the index holds: an ended run's status, NULL for
+  // the runs still going, whose status is then read from the table.
+  if (filter.status && ENDED_STATUSES.has(filter.status)) {
+    add('ended_status', '=', filter.status, 'text');
+  } else if (filter.status) {
+    where.push('ended_status IS NULL');
+    add('status', '=', filter.status, 'text');
+  }
   if (filter.definitionId) add('definition_id', '=', filter.definitionId, 'uuid');
   if (filter.scheduleId) add('schedule_id', '=', filter.scheduleId, 'uuid');
   if (filter.parentRunId) add('parent_run_id', '=', filter.parentRunId, 'uuid');

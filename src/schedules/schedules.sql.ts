@@ -52,13 +52,13 @@ export const DELETE_SCHEDULE = `
   DELETE FROM schedules WHERE workspace_id = $1 AND id = $2 RETURNING id`;
 
 /**
- * Whether a run the schedule started is still going (the overlap policies). An index-only probe of
- * workflow_runs_schedule_active_idx.
+ * Whether a run the schedule started is still going (the overlap policies): not ended yet
+ * (`ended_status`, migration EndedStatus). An index-only probe of workflow_runs_schedule_active_idx.
  */
 const RUN_ACTIVE = `EXISTS (
     SELECT 1 FROM workflow_runs r
     WHERE r.workspace_id = s.workspace_id AND r.schedule_id = s.id
-      AND r.status IN ('PENDING', 'RUNNING', 'WAITING', 'PAUSED'))`;
+      AND r.ended_status IS NULL)`;
 
 const CLAIMED_COLUMNS = `s.id, s.workspace_id, s.definition_id, s.cron, s.timezone, s.input,
   s.overlap_policy, s.catchup_window_ms, s.jitter_ms, s.next_fire_at, s.due_at, s.buffered_fire_at`;

@@ -14,6 +14,9 @@ import {
   type ValidationOptions,
 } from 'class-validator';
 import { FieldError, ValidationError } from './errors';
+import { memoizeValidationMetadata } from './validation-metadata';
+
+memoizeValidationMetadata();
 
 /** Flattens class-validator's tree into `[{field, message}]` with paths like `steps[2].handler`. */
 export function flattenValidationErrors(errors: ClassValidatorError[], parent = ''): FieldError[] {

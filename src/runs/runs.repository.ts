@@ -90,13 +90,31 @@ export function runListStatements(
   limit: number,
   offset: number,
 ): { page: Statement; count: Statement; batch: Statement } {
+  const { clause, types, values } = listConditions(workspaceId, filter);
+  const texts = listTexts(clause, types, limit, offset);
+  return {
+    page: { text: texts.page, values },
+    count: { text: texts.count, values },
+    batch: { text: texts.batch, values },
+  };
+}
+
+/**
+ * A filter's conditions on workflow_runs with their parameters ($1 the workspace) and the types the
+ * statements give those. The clause names the filters present, never their values: with the page
+ * size and offset it determines the statements' texts (listTexts).
+ */
+function listConditions(
+  workspaceId: string,
+  filter: RunListFilter,
+): { clause: string; types: string[]; values: unknown[] } {
   const where = ['workspace_id = $1'];
-  const params: unknown[] = [workspaceId];
+  const values: unknown[] = [workspaceId];
   const types = ['uuid'];
   const add = (column: string, op: string, value: unknown, type: string): void => {
-    params.push(value);
+    values.push(value);
     types.push(type);
-    where.push(`${column} ${op} $${params.length}`);
+    where.push(`${column} ${op} $${values.length}`);
   };
   // `ended_status` (migration EndedStatus) is what the index holds: an ended run's status, NULL for
   // the runs still going, whose status is then read from the table.
@@ -113,7 +131,16 @@ export function runListStatements(
   // index scan starts and stops at the bounds.
   if (filter.createdFrom) add('created_at', '>=', filter.createdFrom, 'timestamptz');
   if (filter.createdTo) add('created_at', '<', filter.createdTo, 'timestamptz');
-  const clause = where.join(' AND ');
+  return { clause: where.join(' AND '), types, values };
+}
+
+/** The texts of runListStatements for a filter's conditions (listConditions) and a page. */
+function listTexts(
+  clause: string,
+  types: readonly string[],
+  limit: number,
+  offset: number,
+): { page: string; count: string; batch: string } {
   if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 1 || offset < 0) {
     throw new Error(`run list: bad limit ${limit} or offset ${offset}`);
   }
@@ -125,7 +152,7 @@ export function runListStatements(
                LIMIT ${limit} OFFSET ${offset}) page ON page.id = r.id
          ORDER BY r.created_at DESC, r.id DESC`;
   const countOf = (condition: string, workspace: string): string =>
-    params.length === 1
+    types.length === 1
       ? `SELECT COALESCE(sum(runs), 0) AS total FROM run_counts WHERE workspace_id = ${workspace}`
       : `SELECT count(*) AS total FROM workflow_runs WHERE ${condition}`;
   // The batch form: parameter i of each read is column p<i> of the reads' arrays.
@@ -133,21 +160,18 @@ export function runListStatements(
   const columns = types.map((_, i) => `p${i + 1}`);
   const arrays = [...types, 'uuid'].map((type, i) => `$${i + 1}::${type}[]`);
   return {
-    page: { text: pageOf(clause), values: params },
-    count: { text: countOf(clause, '$1'), values: params },
-    // For many reads of the same filters and page (Batcher): `text` takes one array per parameter,
-    // then one of the reads' cached keys (null for none); `values` are one read's parameters. One
-    // row per read: the total, whether its cached key is still active (README "API key cache"), and
-    // its page as a JSON array of runs (runJson).
-    batch: {
-      text: `SELECT q.n::int AS n, (${countOf(inBatch, 'q.p1')}) AS total,
+    page: pageOf(clause),
+    count: countOf(clause, '$1'),
+    // For many reads of the same filters and page (Batcher): the text takes one array per
+    // parameter, then one of the reads' cached keys (null for none). One row per read: the total,
+    // whether its cached key is still active (README "API key cache"), and its page as a JSON array
+    // of runs (runJson).
+    batch: `SELECT q.n::int AS n, (${countOf(inBatch, 'q.p1')}) AS total,
                 ${keyIsActive('q.key_id')} AS key_active,
                 (SELECT COALESCE(json_agg(${runJson('p')} ORDER BY p.created_at DESC, p.id DESC),
                                  '[]'::json)::text
                  FROM (${pageOf(inBatch)}) p) AS data
          FROM unnest(${arrays.join(', ')}) WITH ORDINALITY AS q(${columns.join(', ')}, key_id, n)`,
-      values: params,
-    },
   };
 }
 
@@ -272,21 +296,28 @@ export class RunsRepository {
     offset: number,
     key?: CachedKeyCheck,
   ): Promise<{ json: string; total: number }> {
-    const { batch } = runListStatements(workspaceId, filter, limit, offset);
-    const read: ListRead = [...batch.values, key?.keyId ?? null];
-    const batcher = offset === 0 ? this.listBatcher(batch.text) : undefined;
+    const { clause, types, values } = listConditions(workspaceId, filter);
+    const read: ListRead = [...values, key?.keyId ?? null];
+    const batchText = () => listTexts(clause, types, limit, offset).batch;
+    // The conditions and the page size determine a first page's statement: its Batcher is found by
+    // them, without building its text (1.5 kB) for every request.
+    const batcher = offset === 0 ? this.listBatcher(`${limit} ${clause}`, batchText) : undefined;
     const row = batcher
       ? await batcher.load(read)
-      : (await this.readLists(batch.text, undefined, [read]))[0];
+      : (await this.readLists(batchText(), undefined, [read]))[0];
     if (!row) throw new Error('run list: the statement returned no row');
     key?.settle(row.key_active);
     return { json: row.data, total: Number(row.total) };
   }
 
-  /** The Batcher of a first page's list statement, for the statements that have a name. */
-  private listBatcher(text: string): Batcher<ListRead, ListRow> | undefined {
-    let batcher = this.lists.get(text);
+  /**
+   * The Batcher of a first page's list statement, for the statements that have a name; `shape`: the
+   * page size and conditions that determine the statement's text.
+   */
+  private listBatcher(shape: string, textOf: () => string): Batcher<ListRead, ListRow> | undefined {
+    let batcher = this.lists.get(shape);
     if (batcher === undefined) {
+      const text = textOf();
       const name = listStatementName(text);
       if (name === undefined) return undefined;
       batcher = new Batcher<ListRead, ListRow>((reads) => this.readLists(text, name, reads), {
@@ -294,7 +325,7 @@ export class RunsRepository {
         maxInFlight: LIST_STATEMENTS,
         maxBatch: LIST_BATCH,
       });
-      this.lists.set(text, batcher);
+      this.lists.set(shape, batcher);
     }
     return batcher;
   }

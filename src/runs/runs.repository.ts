@@ -298,7 +298,8 @@ export class RunsRepository {
   ): Promise<{ json: string; total: number }> {
     const { clause, types, values } = listConditions(workspaceId, filter);
     const read: ListRead = [...values, key?.keyId ?? null];
-    const batchText = () => listTexts(clause, types, limit, offset).batch;
+    let text: string | undefined;
+    const batchText = () => (text ??= listTexts(clause, types, limit, offset).batch);
     // The conditions and the page size determine a first page's statement: its Batcher is found by
     // them, without building its text (1.5 kB) for every request.
     const batcher = offset === 0 ? this.listBatcher(`${limit} ${clause}`, batchText) : undefined;

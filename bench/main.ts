@@ -1086,18 +1086,20 @@ async function main(): Promise<void> {
   const started = new Date();
   const server = await findDatabaseServer();
   const cpus = os.cpus();
+  const loadAtStart = os.loadavg().map((l) => round(l, 2));
+  const memoryGb = round(os.totalmem() / 1024 ** 3, 1);
   const results: Results = {
     startedAt: started.toISOString(),
     options: { ...opts, only: [...opts.only] },
     machine: {
       cores: cpus.length,
       cpuModel: cpus[0]?.model,
-      memoryGb: round(os.totalmem() / 1024 ** 3, 1),
+      memoryGb,
       node: process.version,
       postgres: server.version,
       database: server.kind,
       platform: `${os.platform()} ${os.release()}`,
-      loadAverageAtStart: os.loadavg().map((l) => round(l, 2)),
+      loadAverageAtStart: loadAtStart,
     },
   };
   log(
@@ -1135,9 +1137,9 @@ async function main(): Promise<void> {
   const minutes = (Date.now() - started.getTime()) / 60000;
   console.log(
     `\n## Benchmark ${started.toISOString().slice(0, 16)}Z${opts.quick ? ' (--quick)' : ''}\n\n` +
-      `${cpus.length} cores, ${results.machine.memoryGb} GB, Node ${process.version}, ` +
+      `${cpus.length} cores, ${memoryGb} GB, Node ${process.version}, ` +
       `PostgreSQL ${server.version} (${server.kind}); load average at start ` +
-      `${(results.machine.loadAverageAtStart as number[]).join(', ')}; ${f(minutes, 1)} min\n\n` +
+      `${loadAtStart.join(', ')}; ${f(minutes, 1)} min\n\n` +
       `${table(results)}\n\n` +
       (serviceErrors.length
         ? `The service logged ${serviceErrors.length} error(s): see serviceErrors in the results file.\n`

@@ -37,10 +37,10 @@ async function main(): Promise<void> {
   const taskList: Record<string, Task> = {
     one: async (payload, helpers) => {
       firstStart = Math.min(firstStart, nowMs());
-      await helpers.addJob('two', payload as Payload);
+      await helpers.addJob('two', payload);
     },
     two: async (payload, helpers) => {
-      await helpers.addJob('three', payload as Payload);
+      await helpers.addJob('three', payload);
     },
     three: async (payload) => {
       const p = payload as Payload;

@@ -156,7 +156,7 @@ export async function executionOnly(
   const serviceBefore = cpuMs(executor.pid);
   const walBefore = await walPosition(db);
   let serviceMs: number;
-  let postgresMs = 0;
+  let postgresMs: number;
   let walBytes: number;
   try {
     await waitCompleted(db, ids, 300_000);

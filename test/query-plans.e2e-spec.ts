@@ -452,6 +452,14 @@ describe('query plans of the hot paths', () => {
     /** One event, as the five parallel arrays of INSERT_EVENTS_FROM. */
     const events = () => [[runId], [workspaceId], [null], ['STEP_COMPLETED'], ['{}']];
 
+    /**
+     * One row-locking node, the run's: the step is locked by the UPDATE that completes it, since a
+     * FOR UPDATE before it would write a row-lock WAL record of its own for every step.
+     */
+    function expectOnlyTheRunLocked(found: PlanNode[]): void {
+      expect(found.filter((n) => n['Node Type'] === 'LockRows')).toHaveLength(1);
+    }
+
     it('advances runs by primary key, whatever the history', async () => {
       const found = await plan(SQL.ADVANCE_RUNS, [
         'worker',
@@ -471,6 +479,7 @@ describe('query plans of the hot paths', () => {
         true,
       ]);
       expectIndexes(found, RUNS_AND_STEPS, ['workflow_runs_pkey', 'step_runs_pkey']);
+      expectOnlyTheRunLocked(found);
     });
 
     it('completes runs by primary key, whatever the history', async () => {
@@ -488,6 +497,7 @@ describe('query plans of the hot paths', () => {
         true,
       ]);
       expectIndexes(found, RUNS_AND_STEPS, ['workflow_runs_pkey', 'step_runs_pkey']);
+      expectOnlyTheRunLocked(found);
     });
 
     it('locks, checks, releases and extends steps through an index', async () => {

@@ -286,30 +286,30 @@ export const WAKE_PARENTS = `
 /**
  * The CTEs the two hot-path statements below share, over `input` (one row per step outcome, with at
  * least step_id, run_id and output): the runs locked (still RUNNING, and passing `runCondition`) in id
- * order, then their steps (still RUNNING under this worker's lease, $1) in id order, the order the
- * API's transitions use too (run first), so concurrent statements never deadlock. `owned` keeps the
+ * order, then their steps completed where still RUNNING under this worker's lease ($1): run first, the
+ * order the API's transitions use too, so concurrent statements never deadlock. `owned` keeps the
  * input rows that passed both checks; the others write nothing, and their callers take the general
- * path, which decides how to discard (or otherwise record) the outcome. `done` completes the owned
- * steps. A condition on the run row is re-checked on its newest version once its lock is granted.
+ * path, which decides how to discard (or otherwise record) the outcome. Each condition is re-checked
+ * on the row's newest version once its lock is granted. The step is locked by its UPDATE itself, not
+ * by a FOR UPDATE before it: a row lock is a WAL record of its own (about 54 bytes per step). The
+ * step's status is compared with its locked run's ('RUNNING'), not with a constant: the constant would
+ * let the planner read the steps through the partial lease index, which holds every step running
+ * anywhere, instead of by primary key.
  */
 const OWNED_STEPS = (runCondition = '') => `
   run AS (
-    SELECT r.id FROM workflow_runs r
+    SELECT r.id, r.status FROM workflow_runs r
     WHERE r.id IN (SELECT run_id FROM input) AND r.status = 'RUNNING'${runCondition}
     ORDER BY r.id
     FOR UPDATE
   ), owned AS (
-    SELECT i.* FROM input i
-    JOIN run ON run.id = i.run_id
-    JOIN step_runs s ON s.id = i.step_id
-    WHERE s.locked_by = $1 AND s.status = 'RUNNING'
-    ORDER BY s.id
-    FOR UPDATE OF s
-  ), done AS (
     UPDATE step_runs s
-    SET status = 'COMPLETED', output = o.output, error = NULL, completed_at = now(),
+    SET status = 'COMPLETED', output = i.output, error = NULL, completed_at = now(),
         locked_by = NULL, lock_expires_at = NULL, wake_reason = NULL
-    FROM owned o WHERE s.id = o.step_id
+    FROM input i
+    JOIN run ON run.id = i.run_id
+    WHERE s.id = i.step_id AND s.locked_by = $1 AND s.status = run.status
+    RETURNING i.*
   )`;
 
 /** Inserts the events of the owned outcomes, given as five parallel arrays from $n, in array order. */

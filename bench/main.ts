@@ -35,6 +35,7 @@ import {
   FLOOR_OPEN_SAME,
   LIST,
   NEST_FLOOR,
+  PG_FLOOR_OPEN,
   pairedSeconds,
   dispatchLatency,
   type CannonResult,
@@ -999,7 +1000,7 @@ function table(r: Results): string {
         );
         continue;
       }
-      if (a.name === FLOOR_OPEN_SAME || a.name === FLOOR_OPEN_HALF) {
+      if (a.name === FLOOR_OPEN_SAME || a.name === FLOOR_OPEN_HALF || a.name === PG_FLOOR_OPEN) {
         add(
           '4 API',
           `${a.name}: ${f(a.offeredRate, 0)} req/s offered (${conn})`,

@@ -282,15 +282,25 @@ export const GET_ONE_OPEN = 'GET /v1/workflow-runs/:id at half its saturation ra
 /** The floor in the open loop: GET /live at the same offered rate, and at half its own saturation. */
 export const FLOOR_OPEN_SAME = 'GET /live at the rate offered to GET one run (open loop)';
 export const FLOOR_OPEN_HALF = 'GET /live at half its own saturation rate (open loop)';
+/** The database floor (peers/pg-floor.ts): one row by primary key over bare node:http and pg. */
+export const PG_FLOOR_OPEN =
+  'bare node:http + pg reading the same run row, at the rate offered to GET one run (open loop: the database floor)';
 export const LIST = 'GET /v1/workflow-runs';
 export const CREATE = 'POST /v1/workflow-runs';
 
-/** A bare Nest app (peers/nest-floor.ts) in its own process, started and stopped around `use`. */
-async function withNestFloor<T>(use: (baseUrl: string) => Promise<T>): Promise<T> {
+/**
+ * A floor of peers/ (`script`, given a free port and `args`) in its own process, started and stopped
+ * around `use`.
+ */
+async function withFloor<T>(
+  script: string,
+  args: string[],
+  use: (baseUrl: string) => Promise<T>,
+): Promise<T> {
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    [path.join(__dirname, '../peers/nest-floor.js'), `${port}`],
+    [path.join(__dirname, '../peers', script), `${port}`, ...args],
     {
       env: { ...process.env, NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -301,9 +311,9 @@ async function withNestFloor<T>(use: (baseUrl: string) => Promise<T>): Promise<T
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));
   try {
     await waitFor(
-      'the bare Nest app to listen',
+      `${script} to listen`,
       async () => {
-        if (child.exitCode !== null) throw new Error(`the bare Nest app exited:\n${out}`);
+        if (child.exitCode !== null) throw new Error(`${script} exited:\n${out}`);
         return out.includes('LISTENING');
       },
       30_000,
@@ -357,7 +367,8 @@ async function besideFloor(
  * the workspace holds `listRuns` runs (inserted with SQL like scenario 6) and POST a run, each in
  * rounds beside `GET /live` (besideFloor, half of `seconds` each), and GET one run in an open loop at
  * half the rate it reached (latency as SLOs are written, not only at saturation) with `GET /live` at
- * the same rate and at half its own. Each measurement records where the CPU went (Usage).
+ * the same rate and at half its own, and the database floor (peers/pg-floor.ts) at the same rate.
+ * Each measurement records where the CPU went (Usage).
  */
 export async function apiLatency(
   svc: Service,
@@ -381,7 +392,7 @@ export async function apiLatency(
   const out: CannonResult[] = [];
   out.push(await usage(() => cannon(FLOOR, live, undefined, seconds, connections)));
   out.push(
-    await withNestFloor(async (base) => {
+    await withFloor('nest-floor.js', [], async (base) => {
       await cannon(NEST_FLOOR, `${base}/live`, undefined, Math.min(seconds, 3), connections);
       return cannon(NEST_FLOOR, `${base}/live`, undefined, seconds, connections);
     }),
@@ -400,6 +411,14 @@ export async function apiLatency(
   const floorHalf = Math.max(1, Math.round(out[0].requestsPerSec / 2));
   out.push(
     await usage(() => openLoop(FLOOR_OPEN_HALF, live, undefined, seconds, connections, floorHalf)),
+  );
+  // What answering from PostgreSQL costs on this machine at that rate, with nothing of ours.
+  out.push(
+    await withFloor('pg-floor.js', [t.databaseUrl], async (base) => {
+      const row = `${base}/runs/${ids[0]}`;
+      await openLoop(PG_FLOOR_OPEN, row, undefined, Math.min(seconds, 3), connections, half);
+      return openLoop(PG_FLOOR_OPEN, row, undefined, seconds, connections, half);
+    }),
   );
   const { rows } = await db.query<{ workspace_id: string }>(
     'SELECT workspace_id FROM workflow_definitions WHERE id = $1',

@@ -1000,19 +1000,27 @@ function table(r: Results): string {
         );
         continue;
       }
+      // Interleaved open-loop rounds: the round with the median p99, and every round's p99.
+      const open = a.p99Rounds
+        ? `${r.options.apiConnections} conn, ${a.p99Rounds.length} rounds of ${r.options.apiSeconds} s, ` +
+          `in turn with the other rows at this rate`
+        : conn;
+      const p99s = a.p99Rounds
+        ? ` (the median round; p99 of the rounds: ${a.p99Rounds.map((p) => f(p)).join(', ')} ms)`
+        : '';
       if (a.name === FLOOR_OPEN_SAME || a.name === FLOOR_OPEN_HALF || a.name === PG_FLOOR_OPEN) {
         add(
           '4 API',
-          `${a.name}: ${f(a.offeredRate, 0)} req/s offered (${conn})`,
-          `${f(a.requestsPerSec, 0)} req/s; ${latency}; ${errors}${cpu(a)}`,
+          `${a.name}: ${f(a.offeredRate, 0)} req/s offered (${open})`,
+          `${f(a.requestsPerSec, 0)} req/s; ${latency}${p99s}; ${errors}${cpu(a)}`,
         );
         continue;
       }
       if (a.name === GET_ONE_OPEN) {
         add(
           '4 API',
-          `${a.name}: ${f(a.offeredRate, 0)} req/s offered (${conn})`,
-          `${f(a.requestsPerSec, 0)} req/s; ${latency}; ${errors}${cpu(a)}`,
+          `${a.name}: ${f(a.offeredRate, 0)} req/s offered (${open})`,
+          `${f(a.requestsPerSec, 0)} req/s; ${latency}${p99s}; ${errors}${cpu(a)}`,
           'p99 < 10 ms; 0 errors',
           a.p99Ms < 10 && clean,
         );

@@ -1,3 +1,5 @@
+const os = require('node:os');
+
 /**
  * Unit tests sit beside the code (src/**\/*.spec.ts); e2e tests in test/ run against real Postgres.
  * NestJS 12 is ESM-only: test/support/esm-transformer.cjs compiles ES-module files under node_modules to
@@ -11,6 +13,8 @@ const common = {
     '^.+/node_modules/.+\\.m?js$': '<rootDir>/test/support/esm-transformer.cjs',
   },
   transformIgnorePatterns: [],
+  // Files that time themselves against a budget run alone (test/support/file-lock.ts).
+  setupFilesAfterEnv: ['<rootDir>/test/support/file-lock.ts'],
 };
 
 module.exports = {
@@ -32,4 +36,7 @@ module.exports = {
     },
   ],
   testTimeout: 60000,
+  // Most files wait on processes, timers and the database more than they compute: two workers keep
+  // both cores of a 2-core machine busy (Jest's default, one less than the cores, would be one).
+  maxWorkers: Math.max(2, os.availableParallelism() - 1),
 };

@@ -38,6 +38,7 @@ export function takeFileLock(): void {
   const file = path.relative(path.resolve(__dirname, '../..'), expect.getState().testPath ?? '');
   const alone = ALONE.has(file.split(path.sep).join('/'));
   let client: Client | undefined;
+  // Its timeout: as long as the longest file the other worker may be running meanwhile.
   beforeAll(async () => {
     client = new Client({ connectionString: serverUrl, application_name: 'jest file lock' });
     // The lock dies with its connection; a dropped one must not fail the file.
@@ -47,7 +48,6 @@ export function takeFileLock(): void {
       alone ? 'SELECT pg_advisory_lock($1)' : 'SELECT pg_advisory_lock_shared($1)',
       [LOCK_KEY],
     );
-    // As long as the longest file the other worker may be running.
   }, 600_000);
   afterAll(async () => {
     await client?.end().catch(() => undefined);

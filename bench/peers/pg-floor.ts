@@ -1,10 +1,10 @@
 /**
  * The database floor of scenario 4's open loop: bare `node:http` and `pg` (no framework, no
  * authentication, no validation) answering `GET /runs/:id` with that run's row, read by primary key
- * in one round trip and sent as JSON. What any service on this machine pays to answer from
- * PostgreSQL: a latency GET one run cannot beat at the same offered rate. Connects to the database
- * in argv[3] with a pool of 10, listens on 127.0.0.1 at the port in argv[2], prints `LISTENING` once
- * it accepts connections; stops on SIGTERM.
+ * in one round trip and sent as JSON: what answering from PostgreSQL costs on this machine with
+ * nothing else in the path, read beside GET one run at the same offered rate. Connects to the
+ * database in argv[3] with a pool of 10, listens on 127.0.0.1 at the port in argv[2], prints
+ * `LISTENING` once it accepts connections; stops on SIGTERM.
  */
 import http from 'node:http';
 import { Pool } from 'pg';

@@ -422,17 +422,19 @@ export async function apiLatency(
   const rounds = await withFloor('pg-floor.js', [t.databaseUrl], async (base) => {
     const row = `${base}/runs/${ids[0]}`;
     await openLoop(PG_FLOOR_OPEN, row, undefined, Math.min(seconds, 3), connections, half);
-    const measured: CannonResult[][] = [[], [], []];
+    const getOne: CannonResult[] = [];
+    const database: CannonResult[] = [];
+    const framework: CannonResult[] = [];
     for (let i = 0; i < OPEN_ROUNDS; i++) {
-      measured[0].push(
+      getOne.push(
         await usage(() => openLoop(GET_ONE_OPEN, one, t.apiKey, seconds, connections, half)),
       );
-      measured[1].push(await openLoop(PG_FLOOR_OPEN, row, undefined, seconds, connections, half));
-      measured[2].push(
+      database.push(await openLoop(PG_FLOOR_OPEN, row, undefined, seconds, connections, half));
+      framework.push(
         await usage(() => openLoop(FLOOR_OPEN_SAME, live, undefined, seconds, connections, half)),
       );
     }
-    return measured;
+    return [getOne, database, framework];
   });
   out.push(...rounds.map(medianP99));
   // And the floor at half its own saturation (on 2 shared cores its p99 too is far from the target).

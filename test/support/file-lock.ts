@@ -32,7 +32,7 @@ const LOCK_KEY = 7_214_113_042;
  * must run alone waits only for the file the other worker is running. Without a test server (a unit
  * run with no e2e global setup) there is nothing to share and no lock.
  */
-export function takeFileLock(): void {
+function takeFileLock(): void {
   const serverUrl = process.env.WF_TEST_SERVER_URL;
   if (!serverUrl) return;
   const file = path.relative(path.resolve(__dirname, '../..'), expect.getState().testPath ?? '');
